@@ -1,0 +1,18 @@
+/** The real service (embedded PostgreSQL or DATABASE_URL) on an ephemeral port; prints {"url"}. */
+import { loadConfig } from '../../src/config';
+import { startServer } from '../../src/main';
+
+async function main() {
+  const config = {
+    ...loadConfig(),
+    port: 0,
+    logLevel: 'warn',
+    // The bench measures the stack, not the limiter refusing it.
+    anonymousRateLimit: 1_000_000_000,
+  };
+  const running = await startServer({ config });
+  process.stdout.write(`${JSON.stringify({ url: running.url })}\n`);
+  process.once('SIGTERM', () => void running.stop().then(() => process.exit(0)));
+}
+
+void main();

@@ -1,0 +1,63 @@
+/**
+ * createApp builds the Koa application from its dependencies and never listens, so tests drive it
+ * through app.callback() and main.ts owns the socket. Middleware order (outermost first):
+ * edge (request id, errors, envelope) -> route (404/405) -> authenticate (401/402) -> rate limit
+ * (429) -> JSON body (413/415) -> dispatch (validation 400, handler).
+ */
+import Koa from 'koa';
+import type Redis from 'ioredis';
+import type { Knex } from 'knex';
+import type { Config } from './config';
+import type { Logger } from './logger';
+import { Authenticator } from './domain/auth/authenticator';
+import { RateLimits } from './domain/ratelimit/rateLimits';
+import { createContract } from './http/contract';
+import { frameworkHandlers, operationHandlers } from './http/handlers';
+import { authenticate } from './http/middleware/authenticate';
+import { jsonBody } from './http/middleware/body';
+import { dispatch } from './http/middleware/dispatch';
+import { edge } from './http/middleware/edge';
+import { rateLimit } from './http/middleware/rateLimit';
+import { route } from './http/middleware/route';
+import type { RequestState } from './http/state';
+
+export interface AppDeps {
+  config: Config;
+  knex: Knex;
+  logger: Logger;
+  /** Present when REDIS_URL is set: rate-limit windows are then shared by every instance. */
+  redis?: Redis;
+  /** Connection string for the auth cache's LISTEN connection; omitted = TTL-only invalidation. */
+  databaseUrl?: string;
+}
+
+export interface App {
+  koa: Koa<RequestState>;
+  authenticator: Authenticator;
+  rateLimits: RateLimits;
+  close(): Promise<void>;
+}
+
+export async function createApp(deps: AppDeps): Promise<App> {
+  const { config, knex, logger } = deps;
+  const rateLimits = new RateLimits({ windowSeconds: config.rateLimitWindowSeconds, redis: deps.redis });
+  const authenticator = new Authenticator(knex, {
+    ttlMs: config.authCacheTtlMs,
+    databaseUrl: deps.databaseUrl,
+    onError: (err) => logger.warn({ err }, 'auth cache listener lost its connection; resubscribing'),
+  });
+  await authenticator.start();
+  const api = await createContract({ ...operationHandlers({ knex, config }), ...frameworkHandlers });
+
+  const koa = new Koa<RequestState>({ proxy: config.trustProxy });
+  // Errors are answered by edge(); Koa's default handler would only print them again.
+  koa.silent = true;
+  koa.use(edge({ logger, rateLimits, anonymousRateLimit: config.anonymousRateLimit }));
+  koa.use(route(api));
+  koa.use(authenticate({ authenticator, rateLimits }));
+  koa.use(rateLimit({ rateLimits, anonymousRateLimit: config.anonymousRateLimit }));
+  koa.use(jsonBody(config.bodyLimitBytes));
+  koa.use(dispatch(api));
+
+  return { koa, authenticator, rateLimits, close: () => authenticator.close() };
+}

@@ -1,0 +1,159 @@
+/**
+ * The operator command line, package bin `enrich` (`npx enrich ...`). Every command that changes
+ * something accepts --json and then prints exactly one JSON object on stdout, for scripts.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { loadConfig } from '../config';
+import { migrateLatest, openDatabase, type Knex } from '../db/knex';
+import { AppError } from '../domain/errors';
+import { createKey, createWorkspace, revokeKey, setLicense, setRateLimit } from '../domain/workspaces/admin';
+import { runUntilSignal, startServer } from '../main';
+
+function positiveInt(value: string): number {
+  if (!/^[0-9]+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
+  return Number(value);
+}
+
+function isoDate(value: string): Date {
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime())) throw new InvalidArgumentError('must be an ISO 8601 date-time');
+  return d;
+}
+
+/** Opens the database (embedded or DATABASE_URL), brings the schema up to date, runs, closes. */
+async function withDatabase<T>(fn: (knex: Knex) => Promise<T>): Promise<T> {
+  const db = await openDatabase(loadConfig());
+  try {
+    await migrateLatest(db.knex);
+    return await fn(db.knex);
+  } finally {
+    await db.close();
+  }
+}
+
+function print(json: boolean, value: object, human: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
+}
+
+export function buildCli(): Command {
+  const program = new Command('enrich')
+    .description('Operate the enrichment service: database, server, workspaces, keys, licenses')
+    .showHelpAfterError();
+
+  program
+    .command('migrate')
+    .description('Apply pending database migrations')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { json?: boolean }) => {
+      const applied = await withDatabase((knex) => migrateLatest(knex));
+      print(Boolean(opts.json), { applied }, applied.length ? `Applied: ${applied.join(', ')}` : 'Already up to date');
+    });
+
+  program
+    .command('serve')
+    .description('Start the HTTP server (PORT, default 3000; DATABASE_URL, default the embedded PostgreSQL)')
+    .option('--demo', 'on first start, create a demo workspace and print its key')
+    .action(async (opts: { demo?: boolean }) => {
+      runUntilSignal(await startServer({ demo: Boolean(opts.demo) }));
+    });
+
+  const workspace = program.command('workspace').description('Manage workspaces');
+  workspace
+    .command('create')
+    .description("Create a workspace with an active license and print its owner's API key")
+    .requiredOption('--name <name>', 'workspace name')
+    .option('--rate-limit <n>', 'requests per minute for the workspace', positiveInt, 500)
+    .option('--inactive', 'create it without an active license')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { name: string; rateLimit: number; inactive?: boolean; json?: boolean }) => {
+      const created = await withDatabase((knex) =>
+        createWorkspace(knex, { name: opts.name, rateLimit: opts.rateLimit, active: !opts.inactive }),
+      );
+      print(
+        Boolean(opts.json),
+        { workspace_id: created.workspace_id, api_key: created.api_key },
+        `Workspace ${created.workspace_id}\nOwner API key (shown once): ${created.api_key}`,
+      );
+    });
+  workspace
+    .command('set-rate-limit')
+    .description("Change a workspace's requests per minute (takes effect at once)")
+    .requiredOption('--workspace <id>', 'workspace id')
+    .requiredOption('--rate-limit <n>', 'requests per minute', positiveInt)
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { workspace: string; rateLimit: number; json?: boolean }) => {
+      const row = await withDatabase((knex) => setRateLimit(knex, opts.workspace, opts.rateLimit));
+      print(
+        Boolean(opts.json),
+        { workspace_id: row.id, rate_limit: row.rate_limit_per_minute },
+        `Workspace ${row.id}: ${row.rate_limit_per_minute} requests/minute`,
+      );
+    });
+
+  const key = program.command('key').description('Manage API keys');
+  key
+    .command('create')
+    .description("Create an API key for the workspace owner, or for a member (created on first use)")
+    .requiredOption('--workspace <id>', 'workspace id')
+    .option('--member <name>', 'member account name')
+    .option('--allowance <n>', 'requests per minute carved out of the workspace total', positiveInt)
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { workspace: string; member?: string; allowance?: number; json?: boolean }) => {
+      const created = await withDatabase((knex) =>
+        createKey(knex, { workspaceId: opts.workspace, member: opts.member, allowance: opts.allowance }),
+      );
+      print(
+        Boolean(opts.json),
+        created,
+        `Account ${created.account_id}\nAPI key (shown once): ${created.api_key}`,
+      );
+    });
+  key
+    .command('revoke')
+    .description('Revoke a key by its id, its display prefix (ik_live_XXXXXX) or the full key')
+    .argument('<key-prefix-or-id>')
+    .option('--json', 'machine-readable output')
+    .action(async (reference: string, opts: { json?: boolean }) => {
+      const revoked = await withDatabase((knex) => revokeKey(knex, reference));
+      print(Boolean(opts.json), { revoked: true, ...revoked }, `Revoked ${revoked.prefix}… (${revoked.key_id})`);
+    });
+
+  const license = program.command('license').description('Manage workspace licenses');
+  license
+    .command('set')
+    .description("Activate or deactivate a workspace's license")
+    .requiredOption('--workspace <id>', 'workspace id')
+    .addOption(new Option('--status <status>', 'license status').choices(['active', 'inactive']).makeOptionMandatory())
+    .option('--expires-at <date>', 'license end (ISO 8601); after it requests get 402', isoDate)
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { workspace: string; status: 'active' | 'inactive'; expiresAt?: Date; json?: boolean }) => {
+      const row = await withDatabase((knex) =>
+        setLicense(knex, { workspaceId: opts.workspace, status: opts.status, expiresAt: opts.expiresAt }),
+      );
+      print(
+        Boolean(opts.json),
+        {
+          workspace_id: row.id,
+          status: row.license_status,
+          expires_at: row.license_expires_at ? row.license_expires_at.toISOString() : null,
+        },
+        `Workspace ${row.id}: license ${row.license_status}`,
+      );
+    });
+
+  return program;
+}
+
+export async function runCli(argv: string[]): Promise<void> {
+  try {
+    await buildCli().parseAsync(argv);
+  } catch (err) {
+    const message = err instanceof AppError || err instanceof Error ? err.message : String(err);
+    process.stderr.write(`enrich: ${message}\n`);
+    process.exitCode = 1;
+  }
+}
+
+if (require.main === module) {
+  void runCli(process.argv);
+}

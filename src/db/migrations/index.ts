@@ -1,0 +1,23 @@
+/**
+ * Migrations are listed here explicitly instead of read from a directory, so they load the same way
+ * under tsx, jest and any bundler. Names are the timestamped file names.
+ */
+import type { Knex } from 'knex';
+import * as platform from './20261121000100_platform';
+import * as realtimeUsage from './20261121000200_realtime_usage';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+const migrations: Record<string, Migration> = {
+  '20261121000100_platform': platform,
+  '20261121000200_realtime_usage': realtimeUsage,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations).sort(),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name],
+};

@@ -1,0 +1,38 @@
+import type { Knex } from 'knex';
+import { usageSince } from '../../db/repositories/realtimeUsage';
+import { licenseState, type Principal } from '../auth/principal';
+
+/** Spec: each realtime call costs 0.001 USD on top of the license. */
+export const REALTIME_UNIT_PRICE_USD = 0.001;
+
+/** Usage periods are calendar months in UTC. */
+export function currentPeriod(now: Date): { start: Date; end: Date } {
+  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+  return { start, end };
+}
+
+export async function accountInfo(db: Knex, principal: Principal, windowSeconds: number, now = new Date()) {
+  const period = currentPeriod(now);
+  const usage = await usageSince(db, principal.workspaceId, period.start, period.end);
+  return {
+    workspace: { id: principal.workspaceId, name: principal.workspaceName },
+    account: { id: principal.accountId, name: principal.accountName, role: principal.role },
+    license: {
+      status: licenseState(principal, now),
+      expires_at: principal.licenseExpiresAt ? principal.licenseExpiresAt.toISOString() : null,
+    },
+    rate_limits: {
+      workspace: { limit: principal.workspaceLimit, window_seconds: windowSeconds },
+      member:
+        principal.memberAllowance === null ? null : { limit: principal.memberAllowance, window_seconds: windowSeconds },
+    },
+    usage: {
+      period_start: period.start.toISOString(),
+      period_end: period.end.toISOString(),
+      realtime_calls: usage.calls,
+      realtime_cost_usd: Math.round(usage.cost_usd * 1e6) / 1e6,
+      unit_price_usd: REALTIME_UNIT_PRICE_USD,
+    },
+  };
+}

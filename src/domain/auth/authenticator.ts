@@ -1,0 +1,98 @@
+/**
+ * Turns an Authorization header into a Principal. A verified key is cached in memory for a short
+ * while, so a request normally costs no query; operator changes (revoke, license, limits) publish a
+ * PostgreSQL NOTIFY on AUTH_CHANNEL and every instance drops its cache at once, so they take effect
+ * immediately rather than after the TTL.
+ */
+import { LRUCache } from 'lru-cache';
+import pg from 'pg';
+import type { Knex } from 'knex';
+import { findPrincipalByKeyHash, type PrincipalRow } from '../../db/repositories/apiKeys';
+import { apiKeyInvalid } from '../errors';
+import { bearerToken, hashApiKey, hashesEqual, isWellFormedApiKey } from './apiKey';
+import type { Principal } from './principal';
+
+export const AUTH_CHANNEL = 'enrich_auth_changed';
+
+/** Publish after any change to keys, accounts or workspaces (inside or outside a transaction). */
+export async function notifyAuthChanged(db: Knex): Promise<void> {
+  await db.raw('select pg_notify(?, ?)', [AUTH_CHANNEL, 'changed']);
+}
+
+interface CacheEntry {
+  principal: Principal | null;
+}
+
+export class Authenticator {
+  private readonly cache: LRUCache<string, CacheEntry> | undefined;
+  private listener: pg.Client | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly opts: { ttlMs: number; databaseUrl?: string; onError?: (err: unknown) => void },
+  ) {
+    this.cache = opts.ttlMs > 0 ? new LRUCache({ max: 50_000, ttl: opts.ttlMs }) : undefined;
+  }
+
+  /** Subscribes to invalidations; without it the cache still expires after the TTL. */
+  async start(): Promise<void> {
+    if (!this.cache || !this.opts.databaseUrl) return;
+    await this.listen();
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.opts.databaseUrl, application_name: 'enrich-auth-listener' });
+    client.on('notification', () => this.cache?.clear());
+    client.on('error', (err) => {
+      // Lost the subscription: forget everything (we may have missed a change) and resubscribe.
+      this.cache?.clear();
+      this.opts.onError?.(err);
+      client.end().catch(() => undefined);
+      if (!this.closed) setTimeout(() => this.listen().catch((e) => this.opts.onError?.(e)), 1000).unref();
+    });
+    await client.connect();
+    await client.query(`listen ${AUTH_CHANNEL}`);
+    this.listener = client;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  /** Throws API_KEY_INVALID for a missing, malformed, unknown or revoked key. */
+  async authenticate(authorization: string | undefined): Promise<Principal> {
+    const token = bearerToken(authorization);
+    if (!token || !isWellFormedApiKey(token)) throw apiKeyInvalid();
+    const hash = hashApiKey(token);
+    const cacheKey = hash.toString('base64');
+    const cached = this.cache?.get(cacheKey);
+    const principal = cached ? cached.principal : await this.lookup(hash);
+    if (!cached) this.cache?.set(cacheKey, { principal });
+    if (!principal) throw apiKeyInvalid();
+    return principal;
+  }
+
+  private async lookup(hash: Buffer): Promise<Principal | null> {
+    const row = await findPrincipalByKeyHash(this.db, hash);
+    // The index already matched on the hash; comparing again in constant time keeps the decision
+    // itself free of early exits on attacker-controlled bytes.
+    return row && hashesEqual(row.key_hash, hash) && !row.revoked_at ? toPrincipal(row) : null;
+  }
+}
+
+function toPrincipal(row: PrincipalRow): Principal {
+  return {
+    keyId: row.key_id,
+    accountId: row.account_id,
+    accountName: row.account_name,
+    role: row.role,
+    workspaceId: row.workspace_id,
+    workspaceName: row.workspace_name,
+    workspaceLimit: row.rate_limit_per_minute,
+    memberAllowance: row.rate_limit_allowance,
+    licenseStatus: row.license_status,
+    licenseExpiresAt: row.license_expires_at,
+  };
+}

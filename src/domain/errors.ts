@@ -1,0 +1,41 @@
+/**
+ * The one error type of the service. Domain code throws these; the edge middleware turns any error
+ * into the contract's body {error, code, quotas, metadata}. `code` is stable, `message` is for humans.
+ */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  API_KEY_INVALID: 401,
+  LICENSE_INACTIVE: 402,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  MONITOR_LIMIT_REACHED: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMIT_EXCEEDED: 429,
+  DATA_SUBJECT_BLOCKED: 451,
+  INTERNAL_ERROR: 500,
+  NOT_IMPLEMENTED: 501,
+  LIVE_SOURCE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra response headers (Retry-After, Allow). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export const validationError = (message: string) => new AppError('VALIDATION_ERROR', message);
+export const notFound = (message: string) => new AppError('NOT_FOUND', message);
+
+/** Same text for missing, malformed, unknown and revoked keys: the response must not hint which. */
+export const apiKeyInvalid = () =>
+  new AppError('API_KEY_INVALID', 'Missing or invalid API key. Send Authorization: Bearer ik_live_...');

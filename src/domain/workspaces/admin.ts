@@ -1,0 +1,135 @@
+/**
+ * Operator actions behind the `enrich` CLI: workspaces, member accounts, keys and licenses.
+ * Each action runs in one transaction and then tells running servers to drop cached keys.
+ */
+import type { Knex } from 'knex';
+import { findAccountByName, findOwner, insertAccount, setAllowance, type AccountRow } from '../../db/repositories/accounts';
+import { findKeysByReference, insertApiKey, revokeKey as revokeKeyRow } from '../../db/repositories/apiKeys';
+import { findWorkspaceById, insertWorkspace, updateWorkspace, type WorkspaceRow } from '../../db/repositories/workspaces';
+import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../auth/apiKey';
+import { notifyAuthChanged } from '../auth/authenticator';
+import { AppError, notFound, validationError } from '../errors';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface CreatedWorkspace {
+  workspace_id: string;
+  account_id: string;
+  api_key: string;
+}
+
+export async function createWorkspace(
+  db: Knex,
+  input: { name: string; rateLimit: number; active: boolean },
+): Promise<CreatedWorkspace> {
+  if (!input.name.trim()) throw validationError('workspace name must not be empty');
+  assertPositive('rate limit', input.rateLimit);
+  const result = await db.transaction(async (trx) => {
+    const workspace = await insertWorkspace(trx, {
+      name: input.name.trim(),
+      rate_limit_per_minute: input.rateLimit,
+      license_status: input.active ? 'active' : 'inactive',
+    });
+    const owner = await insertAccount(trx, {
+      workspace_id: workspace.id,
+      name: 'owner',
+      role: 'owner',
+      rate_limit_allowance: null,
+    });
+    const key = await issueKey(trx, owner);
+    return { workspace_id: workspace.id, account_id: owner.id, api_key: key };
+  });
+  await notifyAuthChanged(db);
+  return result;
+}
+
+export interface CreatedKey {
+  account_id: string;
+  api_key: string;
+}
+
+/** A key for the owner, or for the named member (created on first use) with an optional allowance. */
+export async function createKey(
+  db: Knex,
+  input: { workspaceId: string; member?: string; allowance?: number },
+): Promise<CreatedKey> {
+  if (input.allowance !== undefined) assertPositive('allowance', input.allowance);
+  const result = await db.transaction(async (trx) => {
+    const workspace = await requireWorkspace(trx, input.workspaceId);
+    if (input.allowance !== undefined && input.allowance > workspace.rate_limit_per_minute) {
+      throw validationError(
+        `allowance ${input.allowance} exceeds the workspace limit of ${workspace.rate_limit_per_minute} requests/minute it is carved from`,
+      );
+    }
+    let account: AccountRow | undefined;
+    if (input.member) {
+      account = await findAccountByName(trx, workspace.id, input.member);
+      account ??= await insertAccount(trx, {
+        workspace_id: workspace.id,
+        name: input.member,
+        role: 'member',
+        rate_limit_allowance: input.allowance ?? null,
+      });
+    } else {
+      account = await findOwner(trx, workspace.id);
+      if (!account) throw notFound(`workspace ${workspace.id} has no owner account`);
+    }
+    if (input.allowance !== undefined && account.rate_limit_allowance !== input.allowance) {
+      await setAllowance(trx, account.id, input.allowance);
+    }
+    return { account_id: account.id, api_key: await issueKey(trx, account) };
+  });
+  await notifyAuthChanged(db);
+  return result;
+}
+
+/** Revokes by key id, display prefix (ik_live_XXXXXX) or the full key. Ambiguous prefixes are refused. */
+export async function revokeKey(db: Knex, reference: string): Promise<{ key_id: string; prefix: string }> {
+  const ref = reference.trim();
+  const keys = await findKeysByReference(db, {
+    id: UUID.test(ref) ? ref : undefined,
+    prefix: ref.startsWith('ik_live_') && !isWellFormedApiKey(ref) ? ref : undefined,
+    hash: isWellFormedApiKey(ref) ? hashApiKey(ref) : undefined,
+  });
+  if (keys.length === 0) throw notFound(`no API key matches "${ref}"`);
+  if (keys.length > 1) throw validationError(`"${ref}" matches ${keys.length} keys; use the key id instead`);
+  await revokeKeyRow(db, keys[0].id);
+  await notifyAuthChanged(db);
+  return { key_id: keys[0].id, prefix: keys[0].prefix };
+}
+
+export async function setLicense(
+  db: Knex,
+  input: { workspaceId: string; status: 'active' | 'inactive'; expiresAt?: Date | null },
+): Promise<WorkspaceRow> {
+  await requireWorkspace(db, input.workspaceId);
+  const values: Parameters<typeof updateWorkspace>[2] = { license_status: input.status };
+  if (input.expiresAt !== undefined) values.license_expires_at = input.expiresAt;
+  const row = await updateWorkspace(db, input.workspaceId, values);
+  await notifyAuthChanged(db);
+  return row!;
+}
+
+export async function setRateLimit(db: Knex, workspaceId: string, rateLimit: number): Promise<WorkspaceRow> {
+  assertPositive('rate limit', rateLimit);
+  await requireWorkspace(db, workspaceId);
+  const row = await updateWorkspace(db, workspaceId, { rate_limit_per_minute: rateLimit });
+  await notifyAuthChanged(db);
+  return row!;
+}
+
+async function requireWorkspace(db: Knex, id: string): Promise<WorkspaceRow> {
+  const workspace = UUID.test(id) ? await findWorkspaceById(db, id) : undefined;
+  if (!workspace) throw notFound(`no workspace with id "${id}"`);
+  return workspace;
+}
+
+async function issueKey(db: Knex, account: AccountRow): Promise<string> {
+  const generated = generateApiKey();
+  await insertApiKey(db, { account_id: account.id, prefix: generated.prefix, key_hash: generated.hash });
+  return generated.key;
+}
+
+function assertPositive(what: string, n: number): void {
+  if (!Number.isInteger(n) || n < 1) throw new AppError('VALIDATION_ERROR', `${what} must be a positive integer`);
+}

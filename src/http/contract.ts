@@ -1,0 +1,59 @@
+/**
+ * The contract at run time: the bundled OpenAPI document in generated/ drives routing and request
+ * validation through openapi-backend. Validators are compiled once at start (quick: false).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import addFormats from 'ajv-formats';
+import { OpenAPIBackend, type Document, type Handler } from 'openapi-backend';
+import { expandRefs } from './expandRefs';
+
+export const API_ROOT = '/api/v1';
+export const BUNDLED_SPEC_PATH = path.resolve(__dirname, '../../generated/openapi.json');
+
+let cachedDefinition: Document | undefined;
+
+/** The bundled document as committed (with its internal $refs). */
+export function loadDefinition(): Document {
+  cachedDefinition ??= JSON.parse(fs.readFileSync(BUNDLED_SPEC_PATH, 'utf8')) as Document;
+  return cachedDefinition;
+}
+
+/** The bundled document with every reference expanded in place, as openapi-backend needs it. */
+export function loadExpandedDefinition(): Document {
+  return expandRefs(loadDefinition());
+}
+
+/**
+ * openapi-backend checks the document against the OpenAPI 3.0 meta-schema only (openapi-schema-validator
+ * has no 3.1 schema), which rejects valid 3.1 documents (`webhooks`, type arrays). The document is
+ * validated as 3.1 by `redocly lint` in CI before it is bundled, so that check is skipped here; strict
+ * mode's other guarantees (unknown handlers, unhandled operations) stay on.
+ */
+export class Contract31Backend extends OpenAPIBackend {
+  override validateDefinition() {
+    return this.document;
+  }
+}
+
+export async function createContract(handlers: Record<string, Handler>): Promise<OpenAPIBackend> {
+  const api = new Contract31Backend({
+    definition: loadExpandedDefinition(),
+    apiRoot: API_ROOT,
+    strict: true,
+    quick: false,
+    validate: true,
+    coerceTypes: true,
+    ajvOpts: { allErrors: false, strict: false },
+    customizeAjv: (ajv) => {
+      addFormats(ajv);
+      return ajv;
+    },
+    handlers,
+    // Authentication happens once, before the body is read (middleware/authenticate.ts); this only
+    // tells openapi-backend what that middleware decided.
+    securityHandlers: { bearerAuth: (_c, ctx: { state: { principal?: unknown } }) => Boolean(ctx.state.principal) },
+  });
+  await api.init();
+  return api;
+}

@@ -1,0 +1,66 @@
+/**
+ * The handler of every contract operation, by operationId. scripts/check-operations.ts fails CI
+ * unless this set equals the set of operationIds in the bundled document.
+ */
+import type { Handler } from 'openapi-backend';
+import { AppError } from '../../domain/errors';
+import { validationMessage } from '../validationMessage';
+import { getAccount } from './account/getAccount';
+import { getHealth } from './health/getHealth';
+import { notImplemented } from './notImplemented';
+import type { HandlerDeps, OperationHandler, OperationId } from './types';
+
+/** Described by the contract, answered with 501 NOT_IMPLEMENTED until the issue that serves each lands. */
+export const NOT_IMPLEMENTED_OPERATIONS = [
+  'bulkEnrichPeople',
+  'bulkGetPeople',
+  'checkCompany',
+  'checkPerson',
+  'createMonitor',
+  'deleteMonitor',
+  'deleteMonitorById',
+  'enrichCompanyRealtime',
+  'enrichPersonRealtime',
+  'getCompany',
+  'getHeadcountBySeniority',
+  'getMonitor',
+  'getPerson',
+  'listAlumni',
+  'listColleagues',
+  'listCurrentEmployees',
+  'listDecisionMakers',
+  'listHiringSignals',
+  'listJobChanges',
+  'listMonitors',
+  'listPastEmployees',
+  'listSimilarPeople',
+  'searchCompanies',
+  'searchPeople',
+] as const satisfies readonly OperationId[];
+
+type Implemented = Exclude<OperationId, (typeof NOT_IMPLEMENTED_OPERATIONS)[number]>;
+
+export function operationHandlers(deps: HandlerDeps): Record<OperationId, OperationHandler> {
+  const implemented: Record<Implemented, OperationHandler> = {
+    getHealth: getHealth(),
+    getAccount: getAccount(deps),
+  };
+  const pending = Object.fromEntries(NOT_IMPLEMENTED_OPERATIONS.map((id) => [id, notImplemented(id)]));
+  return { ...implemented, ...pending } as Record<OperationId, OperationHandler>;
+}
+
+/** openapi-backend's own outcomes, in the one error shape. Routing errors never reach these (route.ts). */
+export const frameworkHandlers: Record<string, Handler> = {
+  validationFail: (c) => {
+    throw new AppError('VALIDATION_ERROR', validationMessage(c.validation.errors ?? []));
+  },
+  notFound: () => {
+    throw new AppError('NOT_FOUND', 'No such endpoint');
+  },
+  methodNotAllowed: () => {
+    throw new AppError('METHOD_NOT_ALLOWED', 'Method not allowed');
+  },
+  unauthorizedHandler: () => {
+    throw new AppError('API_KEY_INVALID', 'Missing or invalid API key');
+  },
+};

@@ -1,0 +1,33 @@
+/** Matches the request to a contract operation (404 unknown path, 405 wrong method). */
+import type { Middleware } from 'koa';
+import type { OpenAPIBackend } from 'openapi-backend';
+import { AppError, notFound } from '../../domain/errors';
+import { API_ROOT } from '../contract';
+import type { RequestState } from '../state';
+
+export function route(api: OpenAPIBackend): Middleware<RequestState> {
+  return async (ctx, next) => {
+    if (ctx.path !== API_ROOT && !ctx.path.startsWith(`${API_ROOT}/`)) return next();
+    const req = { method: ctx.method, path: ctx.path, headers: {}, query: {} };
+    try {
+      ctx.state.operation = api.router.matchOperation(req, true);
+    } catch (err) {
+      if (err instanceof Error && err.message.startsWith('405')) {
+        const allowed = api.router
+          .getOperations()
+          .filter((op) => pathMatches(op.path, ctx.path.slice(API_ROOT.length)))
+          .map((op) => op.method.toUpperCase());
+        throw new AppError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`, {
+          Allow: [...new Set(allowed)].join(', '),
+        });
+      }
+      throw notFound(`No such endpoint: ${ctx.method} ${ctx.path}`);
+    }
+    return next();
+  };
+}
+
+function pathMatches(template: string, path: string): boolean {
+  const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}|\{[^}]+\}/g, '[^/]+');
+  return new RegExp(`^${pattern}/?$`).test(path);
+}

@@ -1,0 +1,76 @@
+/**
+ * One app per test file on the run's database, driven through app.callback() with supertest.
+ * Every response passes through assertInContract, so a test cannot see a response the contract
+ * does not allow.
+ */
+import type Redis from 'ioredis';
+import supertest from 'supertest';
+import { createApp, type App } from '../../src/app';
+import { loadConfig, type Config } from '../../src/config';
+import { createKnex, type Knex } from '../../src/db/knex';
+import { createKey, createWorkspace } from '../../src/domain/workspaces/admin';
+import { createLogger } from '../../src/logger';
+import { assertInContract } from './contractValidator';
+
+export interface Harness {
+  app: App;
+  knex: Knex;
+  config: Config;
+  http: ReturnType<typeof supertest>;
+  /** Sends a request built on h.http and validates its response against the contract. */
+  send(test: supertest.Test): Promise<supertest.Response>;
+  get(path: string, key?: string): Promise<supertest.Response>;
+  post(path: string, body: unknown, key?: string): Promise<supertest.Response>;
+  workspace(opts?: { rateLimit?: number; active?: boolean }): Promise<{ workspaceId: string; key: string }>;
+  memberKey(workspaceId: string, member: string, allowance?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export function testDatabaseUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set: run tests through jest (globalSetup creates the database)');
+  return url;
+}
+
+export async function createHarness(opts: { config?: Partial<Config>; redis?: Redis } = {}): Promise<Harness> {
+  const config: Config = { ...loadConfig({}), logLevel: 'silent', ...opts.config };
+  const knex = createKnex(testDatabaseUrl(), 5);
+  const app = await createApp({
+    config,
+    knex,
+    logger: createLogger('silent'),
+    redis: opts.redis,
+    databaseUrl: testDatabaseUrl(),
+  });
+  const http = supertest(app.koa.callback());
+  const send = async (test: supertest.Test) => {
+    const res = await test;
+    const { method, url } = test as unknown as { method: string; url: string };
+    await assertInContract(method, new URL(url).pathname, { status: res.status, headers: res.headers, body: res.body });
+    return res;
+  };
+  const auth = (t: supertest.Test, key?: string) => (key ? t.set('Authorization', `Bearer ${key}`) : t);
+  return {
+    app,
+    knex,
+    config,
+    http,
+    send,
+    get: (path, key) => send(auth(http.get(path), key)),
+    post: (path, body, key) => send(auth(http.post(path), key).send(body as object)),
+    workspace: async (o = {}) => {
+      const created = await createWorkspace(knex, {
+        name: `test-${Math.random().toString(36).slice(2)}`,
+        rateLimit: o.rateLimit ?? 500,
+        active: o.active ?? true,
+      });
+      return { workspaceId: created.workspace_id, key: created.api_key };
+    },
+    memberKey: async (workspaceId, member, allowance) =>
+      (await createKey(knex, { workspaceId, member, allowance })).api_key,
+    close: async () => {
+      await app.close();
+      await knex.destroy();
+    },
+  };
+}

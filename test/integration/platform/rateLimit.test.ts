@@ -1,0 +1,121 @@
+import Redis from 'ioredis';
+import { createKey, setRateLimit } from '../../../src/domain/workspaces/admin';
+import { createHarness, type Harness } from '../../helpers/harness';
+
+async function burst(h: Harness, key: string, n: number) {
+  return Promise.all(Array.from({ length: n }, () => h.get('/api/v1/account', key)));
+}
+
+function statuses(answers: { status: number }[]) {
+  return { ok: answers.filter((r) => r.status === 200).length, limited: answers.filter((r) => r.status === 429).length };
+}
+
+describe('rate limit, in-memory store', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness();
+  });
+  afterAll(() => h.close());
+
+  it('with a limit of 20 and 60 concurrent requests exactly 20 succeed', async () => {
+    const { key } = await h.workspace({ rateLimit: 20 });
+    const answers = await burst(h, key, 60);
+    expect(statuses(answers)).toEqual({ ok: 20, limited: 40 });
+    const refused = answers.find((r) => r.status === 429)!;
+    expect(refused.body.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(refused.headers['retry-after']).toMatch(/^[0-9]+$/);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(refused.body.quotas.rate_limit.workspace).toMatchObject({ limit: 20, remaining: 0 });
+    expect(refused.headers['ratelimit']).toMatch(/^"workspace";r=0;t=[0-9]+$/);
+  });
+
+  it('shows the workspace window on every response, counting down', async () => {
+    const { key } = await h.workspace({ rateLimit: 500 });
+    const first = await h.get('/api/v1/account', key);
+    const second = await h.get('/api/v1/account', key);
+    expect(first.body.quotas.rate_limit.workspace).toMatchObject({ limit: 500, remaining: 499 });
+    expect(second.body.quotas.rate_limit.workspace.remaining).toBe(498);
+    expect(first.body.quotas.rate_limit.member).toBeUndefined();
+    const resetAt = new Date(first.body.quotas.rate_limit.workspace.reset_at).getTime();
+    expect(resetAt).toBeGreaterThan(Date.now());
+    expect(resetAt).toBeLessThanOrEqual(Date.now() + 60_000);
+    expect(first.headers['ratelimit-policy']).toBe('"workspace";q=500;w=60');
+  });
+
+  it('a member allowance stops the member first, without using workspace quota', async () => {
+    const { workspaceId, key: ownerKey } = await h.workspace({ rateLimit: 100 });
+    const memberKey = await h.memberKey(workspaceId, 'intern', 3);
+    const answers = await burst(h, memberKey, 8);
+    expect(statuses(answers)).toEqual({ ok: 3, limited: 5 });
+    const refused = answers.find((r) => r.status === 429)!;
+    expect(refused.body.quotas.rate_limit.member).toMatchObject({ limit: 3, remaining: 0 });
+    expect(refused.headers['ratelimit']).toMatch(/^"member";r=0;/);
+    // Only the three admitted member requests were counted by the workspace window.
+    const owner = await h.get('/api/v1/account', ownerKey);
+    expect(owner.status).toBe(200);
+    expect(owner.body.quotas.rate_limit.workspace.remaining).toBe(100 - 3 - 1);
+  });
+
+  it('the workspace window stops members too when it is tighter', async () => {
+    const { workspaceId } = await h.workspace({ rateLimit: 5 });
+    const a = await h.memberKey(workspaceId, 'a', 4);
+    const b = await h.memberKey(workspaceId, 'b', 4);
+    const answers = [...(await burst(h, a, 4)), ...(await burst(h, b, 4))];
+    expect(statuses(answers)).toEqual({ ok: 5, limited: 3 });
+  });
+
+  it('a workspace limit change applies at once', async () => {
+    const { workspaceId, key } = await h.workspace({ rateLimit: 100 });
+    await burst(h, key, 3);
+    await setRateLimit(h.knex, workspaceId, 4);
+    // The LISTEN/NOTIFY invalidation is asynchronous; give it a moment to arrive.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(statuses(await burst(h, key, 3))).toEqual({ ok: 1, limited: 2 });
+  });
+});
+
+const redisUrl = process.env.REDIS_URL;
+const describeRedis = redisUrl ? describe : describe.skip;
+if (!redisUrl) {
+  // eslint-disable-next-line no-console
+  console.log('REDIS_URL is not set: skipping the Redis rate-limit store tests (CI sets it).');
+}
+
+describeRedis('rate limit, Redis store (REDIS_URL)', () => {
+  let redisA: Redis;
+  let redisB: Redis;
+  let a: Harness;
+  let b: Harness;
+  beforeAll(async () => {
+    redisA = new Redis(redisUrl!, { maxRetriesPerRequest: 1 });
+    redisB = new Redis(redisUrl!, { maxRetriesPerRequest: 1 });
+    a = await createHarness({ redis: redisA });
+    b = await createHarness({ redis: redisB });
+    expect(a.app.rateLimits.store).toBe('redis');
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    await redisA.quit();
+    await redisB.quit();
+  });
+
+  it('with a limit of 20 and 60 concurrent requests exactly 20 succeed', async () => {
+    const { key } = await a.workspace({ rateLimit: 20 });
+    expect(statuses(await burst(a, key, 60))).toEqual({ ok: 20, limited: 40 });
+  });
+
+  it('two server instances on one Redis together admit exactly the limit', async () => {
+    const { workspaceId, key } = await a.workspace({ rateLimit: 20 });
+    const second = (await createKey(a.knex, { workspaceId })).api_key;
+    const answers = await Promise.all([...(await Promise.all([burst(a, key, 30), burst(b, second, 30)]))].flat());
+    expect(statuses(answers)).toEqual({ ok: 20, limited: 40 });
+  });
+
+  it('member windows are shared across instances too', async () => {
+    const { workspaceId } = await a.workspace({ rateLimit: 100 });
+    const member = await a.memberKey(workspaceId, 'shared', 6);
+    const answers = (await Promise.all([burst(a, member, 10), burst(b, member, 10)])).flat();
+    expect(statuses(answers)).toEqual({ ok: 6, limited: 14 });
+  });
+});

@@ -1,0 +1,17 @@
+import { createHarness, type Harness } from '../../helpers/harness';
+import { contractOperations } from '../../helpers/operations';
+import { runSecurityCases } from '../../helpers/securityCases';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(() => h.close());
+
+describe('shared security cases, every protected operation', () => {
+  it('covers every operation except the public health check', () => {
+    const ops = contractOperations();
+    expect(ops.filter((o) => !o.secured).map((o) => o.operationId)).toEqual(['getHealth']);
+  });
+  runSecurityCases(() => h, contractOperations());
+});
