@@ -1,8 +1,9 @@
 /**
  * createApp builds the Koa application from its dependencies and never listens, so tests drive it
  * through app.callback() and main.ts owns the socket. Middleware order (outermost first):
- * edge (request id, errors, envelope) -> route (404/405) -> authenticate (401/402) -> rate limit
- * (429) -> JSON body (413/415) -> dispatch (validation 400, handler).
+ * metrics -> edge (request id, errors, envelope) -> non-contract routes (/metrics) -> route
+ * (404/405) -> authenticate (401/402) -> rate limit (429) -> JSON body (413/415) -> dispatch
+ * (validation 400, handler).
  */
 import Koa from 'koa';
 import type Redis from 'ioredis';
@@ -19,6 +20,8 @@ import { dispatch } from './http/middleware/dispatch';
 import { edge } from './http/middleware/edge';
 import { rateLimit } from './http/middleware/rateLimit';
 import { route } from './http/middleware/route';
+import { Metrics } from './http/metrics';
+import { operationalRoutes } from './http/routes/operational';
 import type { RequestState } from './http/state';
 
 export interface AppDeps {
@@ -52,7 +55,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const koa = new Koa<RequestState>({ proxy: config.trustProxy });
   // Errors are answered by edge(); Koa's default handler would only print them again.
   koa.silent = true;
+  const metrics = new Metrics();
+  // Outermost, so it observes the final status that edge() gives errors.
+  koa.use(metrics.middleware());
   koa.use(edge({ logger, rateLimits, anonymousRateLimit: config.anonymousRateLimit }));
+  koa.use(operationalRoutes(metrics).routes());
   koa.use(route(api));
   koa.use(authenticate({ authenticator, rateLimits }));
   koa.use(rateLimit({ rateLimits, anonymousRateLimit: config.anonymousRateLimit }));

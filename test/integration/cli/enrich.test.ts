@@ -1,0 +1,112 @@
+/**
+ * The operator CLI as a user runs it: `node bin/enrich.js ...` in a child process against the run's
+ * database (DATABASE_URL), and the effect checked over HTTP on a server sharing that database.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createHarness, testDatabaseUrl, type Harness } from '../../helpers/harness';
+
+const run = promisify(execFile);
+const BIN = path.resolve(__dirname, '../../../bin/enrich.js');
+
+async function enrich(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
+      env: { ...process.env, DATABASE_URL: testDatabaseUrl() },
+    });
+    return { stdout, stderr, code: 0 };
+  } catch (err) {
+    const e = err as { stdout: string; stderr: string; code: number };
+    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
+  }
+}
+
+async function enrichJson<T>(...args: string[]): Promise<T> {
+  const res = await enrich(...args, '--json');
+  expect(res).toMatchObject({ code: 0 });
+  expect(res.stdout.trim().split('\n')).toHaveLength(1);
+  return JSON.parse(res.stdout) as T;
+}
+
+/** Operator changes reach running servers through NOTIFY; allow it a moment to arrive. */
+const settle = () => new Promise((r) => setTimeout(r, 300));
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(() => h.close());
+
+describe('enrich CLI', () => {
+  it('migrate reports an up-to-date schema', async () => {
+    expect(await enrichJson('migrate')).toEqual({ applied: [] });
+  });
+
+  it('workspace create --json prints the workspace id and a working owner key', async () => {
+    const created = await enrichJson<{ workspace_id: string; api_key: string }>('workspace', 'create', '--name', 'Acme', '--rate-limit', '42');
+    expect(Object.keys(created).sort()).toEqual(['api_key', 'workspace_id']);
+    expect(created.api_key).toMatch(/^ik_live_[A-Za-z0-9]{32}$/);
+    const res = await h.get('/api/v1/account', created.api_key);
+    expect(res.status).toBe(200);
+    expect(res.body.data.workspace).toEqual({ id: created.workspace_id, name: 'Acme' });
+    expect(res.body.quotas.rate_limit.workspace.limit).toBe(42);
+  });
+
+  it('--inactive creates a workspace whose key gets 402, until the license is set active', async () => {
+    const created = await enrichJson<{ workspace_id: string; api_key: string }>('workspace', 'create', '--name', 'Dormant', '--inactive');
+    expect((await h.get('/api/v1/account', created.api_key)).status).toBe(402);
+    const set = await enrichJson<{ status: string }>('license', 'set', '--workspace', created.workspace_id, '--status', 'active');
+    expect(set.status).toBe('active');
+    await settle();
+    expect((await h.get('/api/v1/account', created.api_key)).status).toBe(200);
+    await enrichJson('license', 'set', '--workspace', created.workspace_id, '--status', 'inactive');
+    await settle();
+    const res = await h.get('/api/v1/account', created.api_key);
+    expect(res.status).toBe(402);
+    expect(res.body.code).toBe('LICENSE_INACTIVE');
+  });
+
+  it('key create --member --allowance gives a member key with its own window', async () => {
+    const ws = await enrichJson<{ workspace_id: string }>('workspace', 'create', '--name', 'Team', '--rate-limit', '100');
+    const member = await enrichJson<{ account_id: string; api_key: string }>(
+      'key', 'create', '--workspace', ws.workspace_id, '--member', 'sam', '--allowance', '7',
+    );
+    expect(Object.keys(member).sort()).toEqual(['account_id', 'api_key']);
+    const res = await h.get('/api/v1/account', member.api_key);
+    expect(res.body.data.account).toEqual({ id: member.account_id, name: 'sam', role: 'member' });
+    expect(res.body.quotas.rate_limit.member).toMatchObject({ limit: 7, remaining: 6 });
+    // The same member gets a second key on the same account.
+    const again = await enrichJson<{ account_id: string }>('key', 'create', '--workspace', ws.workspace_id, '--member', 'sam');
+    expect(again.account_id).toBe(member.account_id);
+  });
+
+  it('key revoke by display prefix or id stops the key at once on a running server', async () => {
+    const ws = await enrichJson<{ workspace_id: string; api_key: string }>('workspace', 'create', '--name', 'Revokers');
+    expect((await h.get('/api/v1/account', ws.api_key)).status).toBe(200); // now cached by the server
+    const revoked = await enrichJson<{ revoked: boolean; key_id: string }>('key', 'revoke', ws.api_key.slice(0, 14));
+    expect(revoked.revoked).toBe(true);
+    await settle();
+    const res = await h.get('/api/v1/account', ws.api_key);
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('API_KEY_INVALID');
+
+    const other = await enrichJson<{ api_key: string }>('key', 'create', '--workspace', ws.workspace_id);
+    const byId = await enrichJson<{ key_id: string }>('key', 'revoke', other.api_key);
+    expect((await enrich('key', 'revoke', byId.key_id)).code).toBe(0);
+  });
+
+  it('fails with a message and exit code 1 on bad input', async () => {
+    const unknown = await enrich('key', 'create', '--workspace', '00000000-0000-4000-8000-000000000000', '--json');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no workspace/);
+    const badStatus = await enrich('license', 'set', '--workspace', 'x', '--status', 'paused');
+    expect(badStatus.code).toBe(1);
+    expect(badStatus.stderr).toMatch(/paused/);
+    const badLimit = await enrich('workspace', 'create', '--name', 'x', '--rate-limit', '0');
+    expect(badLimit.code).toBe(1);
+    const noKey = await enrich('key', 'revoke', 'ik_live_nothere');
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr).toMatch(/no API key/);
+  });
+});
