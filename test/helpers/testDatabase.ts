@@ -3,10 +3,12 @@
  * otherwise the embedded server under .data/test-postgres. Either way each run creates its own
  * database and drops it afterwards.
  */
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createKnex, dropDatabase, ensureDatabase, migrateLatest } from '../../src/db/knex';
-import { databaseUrl, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded';
+import { databaseUrl, freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded';
 
 export interface TestDatabase {
   adminUrl: string;
@@ -19,9 +21,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   let adminUrl = process.env.DATABASE_URL;
   let embedded: EmbeddedDatabase | undefined;
   if (!adminUrl) {
+    // A cluster of its own per run (initdb takes about a second), so concurrent runs never share one.
     embedded = await startEmbeddedPostgres({
-      dir: path.resolve(__dirname, '../../.data/test-postgres'),
-      port: Number(process.env.EMBEDDED_TEST_PG_PORT || 54339),
+      dir: fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-test-pg-')),
+      // A free port per run, so a test run never collides with `npm start` or another run.
+      port: Number(process.env.EMBEDDED_TEST_PG_PORT) || (await freePort()),
     });
     adminUrl = embedded.adminUrl;
   }
@@ -39,5 +43,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 
 export async function destroyTestDatabase(db: TestDatabase): Promise<void> {
   await dropDatabase(db.adminUrl, db.name);
-  await db.embedded?.stop();
+  if (db.embedded) {
+    await db.embedded.stop();
+    fs.rmSync(db.embedded.dir, { recursive: true, force: true });
+  }
 }
