@@ -13,7 +13,7 @@ import type { Logger } from './logger';
 import { Authenticator } from './domain/auth/authenticator';
 import { RateLimits } from './domain/ratelimit/rateLimits';
 import { createContract } from './http/contract';
-import { frameworkHandlers, operationHandlers } from './http/handlers';
+import { operationHandlers, registrations } from './http/handlers';
 import { authenticate } from './http/middleware/authenticate';
 import { jsonBody } from './http/middleware/body';
 import { dispatch } from './http/middleware/dispatch';
@@ -50,7 +50,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     onError: (err) => logger.warn({ err }, 'auth cache listener lost its connection; resubscribing'),
   });
   await authenticator.start();
-  const api = await createContract({ ...operationHandlers({ knex, config }), ...frameworkHandlers });
+  const handlers = operationHandlers({ knex, config });
+  const api = await createContract(registrations(handlers));
 
   const koa = new Koa<RequestState>({ proxy: config.trustProxy });
   // Errors are answered by edge(); Koa's default handler would only print them again.
@@ -64,7 +65,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(authenticate({ authenticator, rateLimits }));
   koa.use(rateLimit({ rateLimits, anonymousRateLimit: config.anonymousRateLimit }));
   koa.use(jsonBody(config.bodyLimitBytes));
-  koa.use(dispatch(api));
+  koa.use(dispatch(api, handlers));
 
   return { koa, authenticator, rateLimits, close: () => authenticator.close() };
 }

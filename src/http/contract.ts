@@ -50,9 +50,6 @@ export async function createContract(handlers: Record<string, Handler>): Promise
       return ajv;
     },
     handlers,
-    // Authentication happens once, before the body is read (middleware/authenticate.ts); this only
-    // tells openapi-backend what that middleware decided.
-    securityHandlers: { bearerAuth: (_c, ctx: { state: { principal?: unknown } }) => Boolean(ctx.state.principal) },
   });
   await api.init();
   memoizeOperations(api);

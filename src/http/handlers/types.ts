@@ -1,4 +1,3 @@
-import type { Context } from 'openapi-backend';
 import type { Knex } from 'knex';
 import type { Config } from '../../config';
 import type { operations } from '../../../generated/types';
@@ -31,7 +30,15 @@ export interface HandlerResult {
   body: object;
 }
 
-export type OperationHandler = (c: Context, ctx: AppContext) => Promise<HandlerResult> | HandlerResult;
+/** The request after contract validation: query and path parameters coerced to their schema types. */
+export interface ValidatedRequest {
+  operationId: string;
+  query: Record<string, unknown>;
+  params: Record<string, unknown>;
+  body: unknown;
+}
+
+export type OperationHandler = (req: ValidatedRequest, ctx: AppContext) => Promise<HandlerResult> | HandlerResult;
 
 export interface HandlerDeps {
   knex: Knex;

@@ -3,7 +3,7 @@ import type { HandlerDeps, OperationHandler, ResponseBody } from '../types';
 
 export const getAccount =
   (deps: HandlerDeps): OperationHandler =>
-  async (_c, ctx) => {
+  async (_req, ctx) => {
     const data = await accountInfo(deps.knex, ctx.state.principal!, deps.config.rateLimitWindowSeconds);
     const body: ResponseBody<'getAccount', 200> = { data };
     return { body };
