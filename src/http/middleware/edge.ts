@@ -47,10 +47,12 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
         },
       };
     }
-    deps.logger.debug(
-      { request_id: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status },
-      'request',
-    );
+    if (deps.logger.isLevelEnabled('debug')) {
+      deps.logger.debug(
+        { request_id: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status },
+        'request',
+      );
+    }
   };
 }
 

@@ -107,6 +107,12 @@ describe('query parameters', () => {
     expect(res.body.error).toContain('"id"');
   });
 
+  it('unknown query parameter -> 400 naming it (a misspelt filter must not widen a result)', async () => {
+    const res = await h.get('/api/v1/company/current-employees?company_id=1234&per_pag=10', key);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toContain('per_pag');
+  });
+
   it('missing required parameter -> 400 naming it', async () => {
     const res = await h.get('/api/v1/institution/alumni', key);
     expect(res.status).toBe(400);
