@@ -6,7 +6,7 @@ import http from 'node:http';
 import Redis from 'ioredis';
 import { createApp } from './app';
 import { loadConfig, type Config } from './config';
-import { migrateLatest, openDatabase, type Database } from './db/knex';
+import { migrateLatest, openDatabase } from './db/knex';
 import { createLogger, type Logger } from './logger';
 import { ensureDemoWorkspace } from './domain/workspaces/demo';
 
@@ -50,7 +50,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
       await closeServer(server);
       await app.close();
       await redis?.quit().catch(() => undefined);
-      await closeDatabase(db);
+      await db.close();
       logger.info('stopped');
     })());
   return { server, url, stop };
@@ -68,10 +68,6 @@ async function closeServer(server: http.Server): Promise<void> {
   const force = setTimeout(() => server.closeAllConnections(), 10_000);
   await closed;
   clearTimeout(force);
-}
-
-async function closeDatabase(db: Database): Promise<void> {
-  await db.close();
 }
 
 function printDemo(url: string, demo: Awaited<ReturnType<typeof ensureDemoWorkspace>>): void {

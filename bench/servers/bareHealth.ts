@@ -2,7 +2,7 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 
-const server = http.createServer((req, res) => {
+const server = http.createServer((_req, res) => {
   const started = process.hrtime.bigint();
   const requestId = `req_${randomBytes(16).toString('hex')}`;
   const resetAt = new Date(Date.now() + 60_000).toISOString();

@@ -1,4 +1,4 @@
-import type { Context, ParameterizedContext } from 'koa';
+import type { ParameterizedContext } from 'koa';
 import type { Operation } from 'openapi-backend';
 import type { Principal } from '../domain/auth/principal';
 import type { QuotaState } from '../domain/ratelimit/rateLimits';
@@ -17,4 +17,3 @@ export interface RequestState {
 }
 
 export type AppContext = ParameterizedContext<RequestState>;
-export type { Context };

@@ -43,7 +43,7 @@ function compile(key: string, schema: object): ValidateFunction {
   return v;
 }
 
-export function errorResponseSchema(api: OpenAPIBackend): object {
+function errorResponseSchema(api: OpenAPIBackend): object {
   return (api.definition as { components: { schemas: Record<string, object> } }).components.schemas.ErrorResponse;
 }
 
