@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../config';
 import { migrateLatest, openDatabase, type Knex } from '../db/knex';
 import { AppError } from '../domain/errors';
-import { createKey, createWorkspace, revokeKey, setLicense, setRateLimit } from '../domain/workspaces/admin';
+import { createKey, createWorkspace, listKeys, revokeKey, setLicense, setRateLimit } from '../domain/workspaces/admin';
 import { runUntilSignal, startServer } from '../main';
 
 function positiveInt(value: string): number {
@@ -110,12 +110,29 @@ export function buildCli(): Command {
     });
   key
     .command('revoke')
-    .description('Revoke a key by its id, its display prefix (ik_live_XXXXXX) or the full key')
+    .description('Revoke a key: the full key, a prefix of it (ik_live_XXXXXX), its key id, or an account id (all its keys)')
     .argument('<key-prefix-or-id>')
     .option('--json', 'machine-readable output')
     .action(async (reference: string, opts: { json?: boolean }) => {
-      const revoked = await withDatabase((knex) => revokeKey(knex, reference));
-      print(Boolean(opts.json), { revoked: true, ...revoked }, `Revoked ${revoked.prefix}… (${revoked.key_id})`);
+      const result = await withDatabase((knex) => revokeKey(knex, reference));
+      print(Boolean(opts.json), result, result.keys.map((k) => `Revoked ${k.prefix}… (${k.key_id})`).join('\n'));
+    });
+  key
+    .command('list')
+    .description("List a workspace's keys (display prefix, key id, account, status); keys themselves are never shown")
+    .requiredOption('--workspace <id>', 'workspace id')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { workspace: string; json?: boolean }) => {
+      const keys = await withDatabase((knex) => listKeys(knex, opts.workspace));
+      const rows = keys.map((k) => ({
+        ...k,
+        created_at: k.created_at.toISOString(),
+        revoked_at: k.revoked_at ? k.revoked_at.toISOString() : null,
+      }));
+      const human = rows
+        .map((k) => `${k.prefix}…  ${k.key_id}  ${k.account_name} (${k.role})  ${k.revoked_at ? 'revoked' : 'active'}`)
+        .join('\n');
+      print(Boolean(opts.json), { keys: rows }, human || 'No keys');
     });
 
   const license = program.command('license').description('Manage workspace licenses');

@@ -54,16 +54,40 @@ export async function findPrincipalByKeyHash(db: Knex, keyHash: Buffer): Promise
     );
 }
 
-/** Keys matching an id, a display prefix or a full-key hash (the operator may paste any of them). */
-export async function findKeysByReference(
-  db: Knex,
-  ref: { id?: string; prefix?: string; hash?: Buffer },
-): Promise<ApiKeyRow[]> {
-  return db<ApiKeyRow>('api_keys').where((q) => {
-    if (ref.id) q.orWhere('id', ref.id);
-    if (ref.prefix) q.orWhere('prefix', ref.prefix);
-    if (ref.hash) q.orWhere('key_hash', ref.hash);
-  });
+export async function findKeyById(db: Knex, id: string): Promise<ApiKeyRow | undefined> {
+  return db<ApiKeyRow>('api_keys').where({ id }).first();
+}
+
+export async function findKeyByHash(db: Knex, hash: Buffer): Promise<ApiKeyRow | undefined> {
+  return db<ApiKeyRow>('api_keys').where({ key_hash: hash }).first();
+}
+
+/** Active keys whose display prefix starts with `prefix` (LIKE metacharacters escaped). */
+export async function findActiveKeysByPrefix(db: Knex, prefix: string): Promise<ApiKeyRow[]> {
+  const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return db<ApiKeyRow>('api_keys').whereNull('revoked_at').andWhereRaw("prefix like ? escape '\\'", [pattern]);
+}
+
+export async function findActiveKeysOfAccount(db: Knex, accountId: string): Promise<ApiKeyRow[]> {
+  return db<ApiKeyRow>('api_keys').where({ account_id: accountId }).whereNull('revoked_at');
+}
+
+export interface KeyListing {
+  key_id: string;
+  account_id: string;
+  account_name: string;
+  role: string;
+  prefix: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+export async function listKeysOfWorkspace(db: Knex, workspaceId: string): Promise<KeyListing[]> {
+  return db('api_keys as k')
+    .join('accounts as a', 'a.id', 'k.account_id')
+    .where('a.workspace_id', workspaceId)
+    .orderBy('k.created_at')
+    .select('k.id as key_id', 'a.id as account_id', 'a.name as account_name', 'a.role', 'k.prefix', 'k.created_at', 'k.revoked_at');
 }
 
 export async function revokeKey(db: Knex, id: string): Promise<void> {

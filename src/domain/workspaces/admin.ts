@@ -4,9 +4,19 @@
  */
 import type { Knex } from 'knex';
 import { findAccountByName, findOwner, insertAccount, setAllowance, type AccountRow } from '../../db/repositories/accounts';
-import { findKeysByReference, insertApiKey, revokeKey as revokeKeyRow } from '../../db/repositories/apiKeys';
+import {
+  findActiveKeysByPrefix,
+  findActiveKeysOfAccount,
+  findKeyByHash,
+  findKeyById,
+  insertApiKey,
+  listKeysOfWorkspace,
+  revokeKey as revokeKeyRow,
+  type ApiKeyRow,
+  type KeyListing,
+} from '../../db/repositories/apiKeys';
 import { findWorkspaceById, insertWorkspace, updateWorkspace, type WorkspaceRow } from '../../db/repositories/workspaces';
-import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../auth/apiKey';
+import { KEY_PREFIX, displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey } from '../auth/apiKey';
 import { notifyAuthChanged } from '../auth/authenticator';
 import { AppError, notFound, validationError } from '../errors';
 
@@ -83,19 +93,47 @@ export async function createKey(
   return result;
 }
 
-/** Revokes by key id, display prefix (ik_live_XXXXXX) or the full key. Ambiguous prefixes are refused. */
-export async function revokeKey(db: Knex, reference: string): Promise<{ key_id: string; prefix: string }> {
-  const ref = reference.trim();
-  const keys = await findKeysByReference(db, {
-    id: UUID.test(ref) ? ref : undefined,
-    prefix: ref.startsWith('ik_live_') && !isWellFormedApiKey(ref) ? ref : undefined,
-    hash: isWellFormedApiKey(ref) ? hashApiKey(ref) : undefined,
-  });
-  if (keys.length === 0) throw notFound(`no API key matches "${ref}"`);
-  if (keys.length > 1) throw validationError(`"${ref}" matches ${keys.length} keys; use the key id instead`);
-  await revokeKeyRow(db, keys[0].id);
+export interface RevokedKeys {
+  revoked: number;
+  keys: { key_id: string; prefix: string }[];
+}
+
+/**
+ * Revokes what the operator points at, whichever handle they have: the full key, a prefix of it
+ * (the display prefix ik_live_XXXXXX or any longer or shorter start of the key, at least
+ * ik_live_ + 2 characters), a key id, or an account id (all of that account's active keys).
+ * A prefix matching several keys is refused rather than guessed.
+ */
+export async function revokeKey(db: Knex, reference: string): Promise<RevokedKeys> {
+  const keys = await resolveKeys(db, reference.trim());
+  for (const key of keys) await revokeKeyRow(db, key.id);
   await notifyAuthChanged(db);
-  return { key_id: keys[0].id, prefix: keys[0].prefix };
+  return { revoked: keys.length, keys: keys.map((k) => ({ key_id: k.id, prefix: k.prefix })) };
+}
+
+async function resolveKeys(db: Knex, ref: string): Promise<ApiKeyRow[]> {
+  if (isWellFormedApiKey(ref)) {
+    const key = await findKeyByHash(db, hashApiKey(ref));
+    if (key) return [key];
+  } else if (UUID.test(ref)) {
+    const key = await findKeyById(db, ref);
+    if (key) return [key];
+    const ofAccount = await findActiveKeysOfAccount(db, ref);
+    if (ofAccount.length) return ofAccount;
+  } else if (ref.startsWith(KEY_PREFIX) && ref.length >= KEY_PREFIX.length + 2) {
+    // Only the display prefix is stored, so a longer start of a key is matched on that part.
+    const matches = await findActiveKeysByPrefix(db, displayPrefix(ref));
+    if (matches.length > 1) {
+      throw validationError(`"${ref}" matches ${matches.length} active keys; use more characters, the full key or the key id`);
+    }
+    if (matches.length === 1) return matches;
+  }
+  throw notFound(`no active API key matches "${ref}"`);
+}
+
+export async function listKeys(db: Knex, workspaceId: string): Promise<KeyListing[]> {
+  await requireWorkspace(db, workspaceId);
+  return listKeysOfWorkspace(db, workspaceId);
 }
 
 export async function setLicense(

@@ -81,19 +81,36 @@ describe('enrich CLI', () => {
     expect(again.account_id).toBe(member.account_id);
   });
 
-  it('key revoke by display prefix or id stops the key at once on a running server', async () => {
+  it('key revoke by display prefix stops the key at once on a running server', async () => {
     const ws = await enrichJson<{ workspace_id: string; api_key: string }>('workspace', 'create', '--name', 'Revokers');
     expect((await h.get('/api/v1/account', ws.api_key)).status).toBe(200); // now cached by the server
-    const revoked = await enrichJson<{ revoked: boolean; key_id: string }>('key', 'revoke', ws.api_key.slice(0, 14));
-    expect(revoked.revoked).toBe(true);
+    const revoked = await enrichJson<{ revoked: number; keys: { key_id: string; prefix: string }[] }>('key', 'revoke', ws.api_key.slice(0, 14));
+    expect(revoked).toEqual({ revoked: 1, keys: [{ key_id: expect.any(String), prefix: ws.api_key.slice(0, 14) }] });
     await settle();
     const res = await h.get('/api/v1/account', ws.api_key);
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('API_KEY_INVALID');
+  });
 
-    const other = await enrichJson<{ api_key: string }>('key', 'create', '--workspace', ws.workspace_id);
-    const byId = await enrichJson<{ key_id: string }>('key', 'revoke', other.api_key);
-    expect((await enrich('key', 'revoke', byId.key_id)).code).toBe(0);
+  it('key revoke accepts the full key, a shorter or longer prefix, the key id, or the account id', async () => {
+    const ws = await enrichJson<{ workspace_id: string; api_key: string }>('workspace', 'create', '--name', 'Handles');
+    const make = () => enrichJson<{ account_id: string; api_key: string }>('key', 'create', '--workspace', ws.workspace_id);
+    const [full, shorter, longer, byAccount] = [await make(), await make(), await make(),
+      await enrichJson<{ account_id: string; api_key: string }>('key', 'create', '--workspace', ws.workspace_id, '--member', 'temp')];
+    expect((await enrichJson<{ revoked: number }>('key', 'revoke', full.api_key)).revoked).toBe(1);
+    expect((await enrichJson<{ revoked: number }>('key', 'revoke', shorter.api_key.slice(0, 12))).revoked).toBe(1);
+    expect((await enrichJson<{ revoked: number }>('key', 'revoke', longer.api_key.slice(0, 20))).revoked).toBe(1);
+    expect((await enrichJson<{ revoked: number }>('key', 'revoke', byAccount.account_id)).revoked).toBe(1);
+    await settle();
+    for (const k of [full, shorter, longer, byAccount]) expect((await h.get('/api/v1/account', k.api_key)).status).toBe(401);
+    // The owner's first key is untouched, and `key list` shows what happened without showing keys.
+    expect((await h.get('/api/v1/account', ws.api_key)).status).toBe(200);
+    const listed = await enrichJson<{ keys: { key_id: string; prefix: string; revoked_at: string | null }[] }>('key', 'list', '--workspace', ws.workspace_id);
+    expect(listed.keys).toHaveLength(5);
+    expect(listed.keys.filter((k) => k.revoked_at === null)).toHaveLength(1);
+    expect(JSON.stringify(listed)).not.toContain(ws.api_key.slice(14));
+    const byKeyId = listed.keys.find((k) => k.revoked_at === null)!.key_id;
+    expect((await enrichJson<{ revoked: number }>('key', 'revoke', byKeyId)).revoked).toBe(1);
   });
 
   it('fails with a message and exit code 1 on bad input', async () => {
@@ -107,6 +124,8 @@ describe('enrich CLI', () => {
     expect(badLimit.code).toBe(1);
     const noKey = await enrich('key', 'revoke', 'ik_live_nothere');
     expect(noKey.code).toBe(1);
-    expect(noKey.stderr).toMatch(/no API key/);
+    expect(noKey.stderr).toMatch(/no active API key/);
+    const tooShort = await enrich('key', 'revoke', 'ik_live_');
+    expect(tooShort.code).toBe(1);
   });
 });
