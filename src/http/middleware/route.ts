@@ -28,6 +28,6 @@ export function route(api: OpenAPIBackend): Middleware<RequestState> {
 }
 
 function pathMatches(template: string, path: string): boolean {
-  const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}|\{[^}]+\}/g, '[^/]+');
+  const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
   return new RegExp(`^${pattern}/?$`).test(path);
 }

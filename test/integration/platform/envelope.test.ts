@@ -42,6 +42,9 @@ describe('unknown paths and methods', () => {
     expect(res.headers.allow).toBe('GET');
     const monitors = await h.send(h.http.patch('/api/v1/monitors').set('Authorization', bearer()));
     expect(monitors.headers.allow?.split(', ').sort()).toEqual(['DELETE', 'GET', 'POST']);
+    const one = await h.send(h.http.post('/api/v1/monitors/3f2c1a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f').set('Authorization', bearer()));
+    expect(one.status).toBe(405);
+    expect(one.headers.allow?.split(', ').sort()).toEqual(['DELETE', 'GET']);
   });
 });
 
