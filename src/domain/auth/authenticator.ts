@@ -1,8 +1,8 @@
 /**
  * Turns an Authorization header into a Principal. A verified key is cached in memory for a short
- * while, so a request normally costs no query; operator changes (revoke, license, limits) publish a
- * PostgreSQL NOTIFY on AUTH_CHANNEL and every instance drops its cache at once, so they take effect
- * immediately rather than after the TTL.
+ * while, so a request normally costs no query; operator changes (revoke, license, limits, new keys)
+ * publish a PostgreSQL NOTIFY on AUTH_CHANNEL naming what changed, and every instance drops just the
+ * affected entries at once, so changes take effect immediately while other keys stay cached.
  */
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
@@ -14,13 +14,27 @@ import type { Principal } from './principal';
 
 export const AUTH_CHANNEL = 'enrich_auth_changed';
 
-/** Publish after any change to keys, accounts or workspaces (inside or outside a transaction). */
-export async function notifyAuthChanged(db: Knex): Promise<void> {
-  await db.raw('select pg_notify(?, ?)', [AUTH_CHANNEL, 'changed']);
+/** What an operator change touched: cached entries of that key, account or workspace are dropped. */
+export type AuthChange = { keyHash: Buffer } | { accountId: string } | { workspaceId: string };
+
+/** Publish after a change to keys, accounts or workspaces, once it is committed. */
+export async function notifyAuthChanged(db: Knex, change: AuthChange): Promise<void> {
+  const payload =
+    'keyHash' in change ? { key: change.keyHash.toString('base64') } : 'accountId' in change ? { account: change.accountId } : { workspace: change.workspaceId };
+  await db.raw('select pg_notify(?, ?)', [AUTH_CHANNEL, JSON.stringify(payload)]);
 }
 
 interface CacheEntry {
   principal: Principal | null;
+}
+
+function parseChange(payload: string | undefined): { key?: string; account?: string; workspace?: string } | undefined {
+  try {
+    const parsed = JSON.parse(payload ?? '') as Record<string, unknown>;
+    return typeof parsed === 'object' && parsed !== null ? (parsed as { key?: string }) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export class Authenticator {
@@ -43,7 +57,7 @@ export class Authenticator {
 
   private async listen(): Promise<void> {
     const client = new pg.Client({ connectionString: this.opts.databaseUrl, application_name: 'enrich-auth-listener' });
-    client.on('notification', () => this.cache?.clear());
+    client.on('notification', (message) => this.invalidate(message.payload));
     client.on('error', (err) => {
       // Lost the subscription: forget everything (we may have missed a change) and resubscribe.
       this.cache?.clear();
@@ -54,6 +68,20 @@ export class Authenticator {
     await client.connect();
     await client.query(`listen ${AUTH_CHANNEL}`);
     this.listener = client;
+  }
+
+  private invalidate(payload: string | undefined): void {
+    const cache = this.cache;
+    if (!cache) return;
+    const change = parseChange(payload);
+    if (!change) return cache.clear(); // unknown message: be safe
+    if (change.key) cache.delete(change.key);
+    if (change.account || change.workspace) {
+      for (const [cacheKey, entry] of cache.entries()) {
+        const p = entry.principal;
+        if (p && (p.accountId === change.account || p.workspaceId === change.workspace)) cache.delete(cacheKey);
+      }
+    }
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * Operator actions behind the `enrich` CLI: workspaces, member accounts, keys and licenses.
- * Each action runs in one transaction and then tells running servers to drop cached keys.
+ * Each action runs in one transaction and then tells running servers which cached keys to drop.
  */
 import type { Knex } from 'knex';
 import { findAccountByName, findOwner, insertAccount, setAllowance, type AccountRow } from '../../db/repositories/accounts';
@@ -16,7 +16,7 @@ import {
   type KeyListing,
 } from '../../db/repositories/apiKeys';
 import { findWorkspaceById, insertWorkspace, updateWorkspace, type WorkspaceRow } from '../../db/repositories/workspaces';
-import { KEY_PREFIX, displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey } from '../auth/apiKey';
+import { KEY_PREFIX, displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey, type GeneratedKey } from '../auth/apiKey';
 import { notifyAuthChanged } from '../auth/authenticator';
 import { AppError, notFound, validationError } from '../errors';
 
@@ -47,10 +47,11 @@ export async function createWorkspace(
       rate_limit_allowance: null,
     });
     const key = await issueKey(trx, owner);
-    return { workspace_id: workspace.id, account_id: owner.id, api_key: key };
+    return { workspace_id: workspace.id, account_id: owner.id, key };
   });
-  await notifyAuthChanged(db);
-  return result;
+  // A server may have cached this key as unknown (someone tried it before it existed).
+  await notifyAuthChanged(db, { keyHash: result.key.hash });
+  return { workspace_id: result.workspace_id, account_id: result.account_id, api_key: result.key.key };
 }
 
 export interface CreatedKey {
@@ -84,13 +85,13 @@ export async function createKey(
       account = await findOwner(trx, workspace.id);
       if (!account) throw notFound(`workspace ${workspace.id} has no owner account`);
     }
-    if (input.allowance !== undefined && account.rate_limit_allowance !== input.allowance) {
-      await setAllowance(trx, account.id, input.allowance);
-    }
-    return { account_id: account.id, api_key: await issueKey(trx, account) };
+    const allowanceChanged = input.allowance !== undefined && account.rate_limit_allowance !== input.allowance;
+    if (allowanceChanged) await setAllowance(trx, account.id, input.allowance!);
+    return { account_id: account.id, key: await issueKey(trx, account), allowanceChanged };
   });
-  await notifyAuthChanged(db);
-  return result;
+  await notifyAuthChanged(db, { keyHash: result.key.hash });
+  if (result.allowanceChanged) await notifyAuthChanged(db, { accountId: result.account_id });
+  return { account_id: result.account_id, api_key: result.key.key };
 }
 
 export interface RevokedKeys {
@@ -106,8 +107,10 @@ export interface RevokedKeys {
  */
 export async function revokeKey(db: Knex, reference: string): Promise<RevokedKeys> {
   const keys = await resolveKeys(db, reference.trim());
-  for (const key of keys) await revokeKeyRow(db, key.id);
-  await notifyAuthChanged(db);
+  for (const key of keys) {
+    await revokeKeyRow(db, key.id);
+    await notifyAuthChanged(db, { keyHash: key.key_hash });
+  }
   return { revoked: keys.length, keys: keys.map((k) => ({ key_id: k.id, prefix: k.prefix })) };
 }
 
@@ -144,7 +147,7 @@ export async function setLicense(
   const values: Parameters<typeof updateWorkspace>[2] = { license_status: input.status };
   if (input.expiresAt !== undefined) values.license_expires_at = input.expiresAt;
   const row = await updateWorkspace(db, input.workspaceId, values);
-  await notifyAuthChanged(db);
+  await notifyAuthChanged(db, { workspaceId: input.workspaceId });
   return row!;
 }
 
@@ -152,7 +155,7 @@ export async function setRateLimit(db: Knex, workspaceId: string, rateLimit: num
   assertPositive('rate limit', rateLimit);
   await requireWorkspace(db, workspaceId);
   const row = await updateWorkspace(db, workspaceId, { rate_limit_per_minute: rateLimit });
-  await notifyAuthChanged(db);
+  await notifyAuthChanged(db, { workspaceId });
   return row!;
 }
 
@@ -162,10 +165,10 @@ async function requireWorkspace(db: Knex, id: string): Promise<WorkspaceRow> {
   return workspace;
 }
 
-async function issueKey(db: Knex, account: AccountRow): Promise<string> {
+async function issueKey(db: Knex, account: AccountRow): Promise<GeneratedKey> {
   const generated = generateApiKey();
   await insertApiKey(db, { account_id: account.id, prefix: generated.prefix, key_hash: generated.hash });
-  return generated.key;
+  return generated;
 }
 
 function assertPositive(what: string, n: number): void {

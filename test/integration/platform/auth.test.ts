@@ -1,4 +1,4 @@
-import { revokeKey } from '../../../src/domain/workspaces/admin';
+import { revokeKey, setLicense } from '../../../src/domain/workspaces/admin';
 import { createHarness, type Harness } from '../../helpers/harness';
 
 let h: Harness;
@@ -29,6 +29,19 @@ describe('API key verification', () => {
     expect(cold.filter((sql) => sql.includes('api_keys'))).toHaveLength(1);
     const warm = await queriesDuring(() => h.get('/api/v1/account', key));
     expect(warm.filter((sql) => sql.includes('api_keys'))).toHaveLength(0);
+  });
+
+  it('drops only what an operator change touched: other keys stay cached', async () => {
+    const a = await h.workspace();
+    const b = await h.workspace();
+    await h.get('/api/v1/account', a.key);
+    await h.get('/api/v1/account', b.key);
+    await setLicense(h.knex, { workspaceId: b.workspaceId, status: 'inactive' });
+    await h.memberKey(b.workspaceId, 'newcomer', 5);
+    await new Promise((r) => setTimeout(r, 300));
+    const warm = await queriesDuring(() => h.get('/api/v1/account', a.key));
+    expect(warm.filter((sql) => sql.includes('api_keys'))).toHaveLength(0);
+    expect((await h.get('/api/v1/account', b.key)).status).toBe(402);
   });
 
   it('stores only a hash and a short display prefix of the key', async () => {
