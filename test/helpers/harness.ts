@@ -74,3 +74,34 @@ export async function createHarness(opts: { config?: Partial<Config>; redis?: Re
     },
   };
 }
+
+export type SharedHarness = Harness & {
+  /** Owner key of the workspace created for the file (only with `workspaceRateLimit`). */
+  key(): string;
+};
+
+/**
+ * The per-file setup in one call: a harness created before the file's tests and closed after,
+ * optionally with one workspace of the given rate limit. The returned object forwards to the
+ * harness once beforeAll has run.
+ */
+export function useHarness(opts: { config?: Partial<Config>; redis?: Redis; workspaceRateLimit?: number } = {}): SharedHarness {
+  let harness: Harness | undefined;
+  let key: string | undefined;
+  beforeAll(async () => {
+    harness = await createHarness({ config: opts.config, redis: opts.redis });
+    if (opts.workspaceRateLimit !== undefined) key = (await harness.workspace({ rateLimit: opts.workspaceRateLimit })).key;
+  });
+  afterAll(() => harness?.close());
+  const keyOf = () => {
+    if (!key) throw new Error('useHarness: no workspace was requested (pass workspaceRateLimit)');
+    return key;
+  };
+  return new Proxy({} as SharedHarness, {
+    get: (_target, prop) => {
+      if (prop === 'key') return keyOf;
+      if (!harness) throw new Error('useHarness: the harness is only available inside tests');
+      return harness[prop as keyof Harness];
+    },
+  });
+}

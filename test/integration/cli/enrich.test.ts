@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createHarness, testDatabaseUrl, type Harness } from '../../helpers/harness';
+import { testDatabaseUrl, useHarness } from '../../helpers/harness';
 
 const run = promisify(execFile);
 const BIN = path.resolve(__dirname, '../../../bin/enrich.js');
@@ -32,11 +32,7 @@ async function enrichJson<T>(...args: string[]): Promise<T> {
 /** Operator changes reach running servers through NOTIFY; allow it a moment to arrive. */
 const settle = () => new Promise((r) => setTimeout(r, 300));
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(() => h.close());
+const h = useHarness();
 
 describe('enrich CLI', () => {
   it('migrate reports an up-to-date schema', async () => {

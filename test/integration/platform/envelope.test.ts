@@ -1,19 +1,13 @@
 /** Request ids, unknown paths, wrong methods, malformed bodies: always the contract's JSON envelope. */
-import { createHarness, type Harness } from '../../helpers/harness';
+import { useHarness } from '../../helpers/harness';
 
-let h: Harness;
-let key: string;
-beforeAll(async () => {
-  h = await createHarness();
-  key = (await h.workspace({ rateLimit: 10_000 })).key;
-});
-afterAll(() => h.close());
+const h = useHarness({ workspaceRateLimit: 10_000 });
 
-const bearer = () => `Bearer ${key}`;
+const bearer = () => `Bearer ${h.key()}`;
 
 describe('request ids', () => {
   it('are req_ + hex, unique, and equal in header and metadata', async () => {
-    const answers = await Promise.all(Array.from({ length: 20 }, () => h.get('/api/v1/account', key)));
+    const answers = await Promise.all(Array.from({ length: 20 }, () => h.get('/api/v1/account', h.key())));
     const ids = answers.map((r) => r.headers['x-request-id']);
     expect(new Set(ids).size).toBe(20);
     for (const r of answers) {
@@ -98,26 +92,26 @@ describe('bodies', () => {
 
 describe('query parameters', () => {
   it('out of range -> 400 naming the parameter', async () => {
-    const res = await h.get('/api/v1/company/current-employees?company_id=1234&per_page=100000', key);
+    const res = await h.get('/api/v1/company/current-employees?company_id=1234&per_page=100000', h.key());
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('VALIDATION_ERROR');
     expect(res.body.error).toContain('per_page');
   });
 
   it('malformed id -> 400 naming the parameter', async () => {
-    const res = await h.get('/api/v1/person?id=not-a-uuid', key);
+    const res = await h.get('/api/v1/person?id=not-a-uuid', h.key());
     expect(res.status).toBe(400);
     expect(res.body.error).toContain('"id"');
   });
 
   it('unknown query parameter -> 400 naming it (a misspelt filter must not widen a result)', async () => {
-    const res = await h.get('/api/v1/company/current-employees?company_id=1234&per_pag=10', key);
+    const res = await h.get('/api/v1/company/current-employees?company_id=1234&per_pag=10', h.key());
     expect(res.status).toBe(400);
     expect(res.body.error).toContain('per_pag');
   });
 
   it('missing required parameter -> 400 naming it', async () => {
-    const res = await h.get('/api/v1/institution/alumni', key);
+    const res = await h.get('/api/v1/institution/alumni', h.key());
     expect(res.status).toBe(400);
     expect(res.body.error).toContain('school');
   });

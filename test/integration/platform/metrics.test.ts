@@ -1,10 +1,6 @@
-import { createHarness, type Harness } from '../../helpers/harness';
+import { useHarness } from '../../helpers/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(() => h.close());
+const h = useHarness();
 
 describe('GET /metrics (outside the contract)', () => {
   it('exposes request counts by operation in Prometheus text format', async () => {

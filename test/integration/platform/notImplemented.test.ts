@@ -3,7 +3,7 @@
  * shrink: each issue that implements an operation removes it here and from the handler registry.
  */
 import { NOT_IMPLEMENTED_OPERATIONS } from '../../../src/http/handlers';
-import { createHarness, type Harness } from '../../helpers/harness';
+import { useHarness } from '../../helpers/harness';
 import { contractOperations } from '../../helpers/operations';
 
 const EXPECTED_501 = [
@@ -66,13 +66,7 @@ const VALID_REQUESTS: Record<string, { query?: string; body?: object; path?: str
   deleteMonitorById: { path: `/api/v1/monitors/${UUID}` },
 };
 
-let h: Harness;
-let key: string;
-beforeAll(async () => {
-  h = await createHarness();
-  key = (await h.workspace({ rateLimit: 10_000 })).key;
-});
-afterAll(() => h.close());
+const h = useHarness({ workspaceRateLimit: 10_000 });
 
 describe('501 NOT_IMPLEMENTED', () => {
   it('the registry and this list agree', () => {
@@ -87,7 +81,7 @@ describe('501 NOT_IMPLEMENTED', () => {
     const spec = VALID_REQUESTS[id];
     const url = (spec.path ?? op.path) + (spec.query ? `?${spec.query}` : '');
     let t = (h.http as unknown as Record<string, (p: string) => import('supertest').Test>)[op.method.toLowerCase()](url);
-    t = t.set('Authorization', `Bearer ${key}`);
+    t = t.set('Authorization', `Bearer ${h.key()}`);
     if (spec.body) t = t.send(spec.body);
     const res = await h.send(t);
     if (EXPECTED_501.includes(id)) {

@@ -1,15 +1,9 @@
 /** Odd inputs a client or scanner may send: always a documented JSON answer, never a 5xx. */
-import { createHarness, type Harness } from '../../helpers/harness';
+import { useHarness } from '../../helpers/harness';
 
-let h: Harness;
-let key: string;
-beforeAll(async () => {
-  h = await createHarness();
-  key = (await h.workspace({ rateLimit: 100_000 })).key;
-});
-afterAll(() => h.close());
+const h = useHarness({ workspaceRateLimit: 100_000 });
 
-const auth = () => `Bearer ${key}`;
+const auth = () => `Bearer ${h.key()}`;
 
 describe('odd requests', () => {
   it.each([
