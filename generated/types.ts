@@ -2433,6 +2433,18 @@ export interface components {
         };
     };
     responses: {
+        /** @description The request is malformed (`VALIDATION_ERROR`): a parameter or body field is missing, has the wrong type or is out of bounds, the JSON is malformed, or the body has an unknown field. The message names the parameter. Do not retry unchanged. */
+        BadRequest: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description A rate-limit window is exhausted (`RATE_LIMIT_EXCEEDED`). Wait the number of seconds in `Retry- After` before retrying; `quotas` shows which window is exhausted. */
         TooManyRequests: {
             headers: {
@@ -2448,18 +2460,6 @@ export interface components {
         };
         /** @description An unexpected server fault (`INTERNAL_ERROR`), never caused by the input. The message carries no internal detail; quote the request id to support. Safe to retry with backoff for read operations. */
         InternalError: {
-            headers: {
-                "x-request-id": components["headers"]["XRequestId"];
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorResponse"];
-            };
-        };
-        /** @description The request is malformed (`VALIDATION_ERROR`): a parameter or body field is missing, has the wrong type or is out of bounds, the JSON is malformed, or the body has an unknown field. The message names the parameter. Do not retry unchanged. */
-        BadRequest: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -2729,6 +2729,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
