@@ -67,6 +67,9 @@ export function fuzzOperations(): FuzzOperation[] {
 const ajv = new Ajv2020({ strict: false, allErrors: false, coerceTypes: true });
 addFormats(ajv);
 const validates = (schema: Schema, value: unknown): boolean => ajv.validate(schema, value) as boolean;
+/** Bodies are JSON and never coerced: checks of body values use a validator without coercion. */
+const strict = new Ajv2020({ strict: false, allErrors: false });
+addFormats(strict);
 
 /**
  * Which pool key feeds a parameter or body field of an operation: company operations read company
@@ -258,7 +261,11 @@ export function invalidRequest(op: FuzzOperation, pool: IdentifierPool): fc.Arbi
           return withBody(p, `${why}:${name}`, JSON.stringify({ ...(p.body as object), [name]: typed }));
         }));
       }
-      mutations.push(fc.constantFrom<unknown>({ nested: true }, [[1]]).map((value) => (p: Parts) => withBody(p, `wrong-type:${name}`, JSON.stringify({ ...(p.body as object), [name]: value }))));
+      // Type confusion: JSON bodies are not coerced, so "5" is no integer and 5 no string.
+      const wrong = [{ nested: true }, [[1]], true, 5, 2.5, '5', null].filter((v) => !strict.validate(prop, v));
+      if (wrong.length) {
+        mutations.push(fc.constantFrom<unknown>(...wrong).map((value) => (p: Parts) => withBody(p, `wrong-type:${name}`, JSON.stringify({ ...(p.body as object), [name]: value }))));
+      }
     }
     // Over the 1 MiB body limit: 413.
     mutations.push(fc.constant((p: Parts) => withBody(p, 'too-large', JSON.stringify({ ...(p.body as object), padding: 'x'.repeat(1_100_000) }))));
