@@ -34,6 +34,11 @@ function router(): Promise<OpenAPIBackend> {
   return backend;
 }
 
+/** The contract operation a request addresses (undefined for unknown paths and wrong methods). */
+export async function matchOperation(method: string, path: string): Promise<Operation | undefined> {
+  return (await router()).router.matchOperation({ method, path, headers: {}, query: {} });
+}
+
 function compile(key: string, schema: object): ValidateFunction {
   let v = validators.get(key);
   if (!v) {

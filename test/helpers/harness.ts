@@ -3,6 +3,8 @@
  * Every response passes through assertInContract, so a test cannot see a response the contract
  * does not allow.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type Redis from 'ioredis';
 import supertest from 'supertest';
 import { createApp, type App } from '../../src/app';
@@ -11,6 +13,7 @@ import { createKnex, type Knex } from '../../src/db/knex';
 import { createKey, createWorkspace } from '../../src/domain/workspaces/admin';
 import { createLogger } from '../../src/logger';
 import { assertInContract } from './contractValidator';
+import { PROXY_MODE, startTee } from './prismProxy';
 
 export interface Harness {
   app: App;
@@ -42,7 +45,21 @@ export async function createHarness(opts: { config?: Partial<Config>; redis?: Re
     redis: opts.redis,
     databaseUrl: testDatabaseUrl(),
   });
-  const http = supertest(app.koa.callback());
+  // In proxy mode (`npm run test:proxy`) requests go through Prism's validating proxy to the app
+  // listening on loopback (see prismProxy.ts); otherwise straight to app.callback().
+  let stopProxy = async () => {};
+  let target: string | ReturnType<App['koa']['callback']> = app.koa.callback();
+  if (PROXY_MODE) {
+    const server = http.createServer(app.koa.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const tee = await startTee((server.address() as AddressInfo).port);
+    target = tee.url;
+    stopProxy = async () => {
+      await tee.close();
+      await new Promise((r) => server.close(r));
+    };
+  }
+  const agent = supertest(target);
   const send = async (test: supertest.Test) => {
     const res = await test;
     const { method, url } = test as unknown as { method: string; url: string };
@@ -54,10 +71,10 @@ export async function createHarness(opts: { config?: Partial<Config>; redis?: Re
     app,
     knex,
     config,
-    http,
+    http: agent,
     send,
-    get: (path, key) => send(auth(http.get(path), key)),
-    post: (path, body, key) => send(auth(http.post(path), key).send(body as object)),
+    get: (path, key) => send(auth(agent.get(path), key)),
+    post: (path, body, key) => send(auth(agent.post(path), key).send(body as object)),
     workspace: async (o = {}) => {
       const created = await createWorkspace(knex, {
         name: `test-${Math.random().toString(36).slice(2)}`,
@@ -69,6 +86,7 @@ export async function createHarness(opts: { config?: Partial<Config>; redis?: Re
     memberKey: async (workspaceId, member, allowance) =>
       (await createKey(knex, { workspaceId, member, allowance })).api_key,
     close: async () => {
+      await stopProxy();
       await app.close();
       await knex.destroy();
     },
