@@ -11,6 +11,8 @@ import path from 'node:path';
 const root = path.resolve(__dirname, '..');
 const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
 const FILES = ['openapi.yaml', 'openapi.json', 'types.ts'];
+/** The typed client ships the same generated types (its own package, usable without this repo). */
+const CLIENT_TYPES = path.join(root, 'clients', 'typescript', 'src', 'types.ts');
 // No network here: keep the Redocly CLI from sending telemetry or checking for updates.
 const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_UPDATE_NOTIFIER: '1' };
 
@@ -34,22 +36,22 @@ function main(): void {
   const check = process.argv.includes('--check');
   if (!check) {
     build(path.join(root, 'generated'));
-    process.stdout.write('generated/ rebuilt from openapi/\n');
+    fs.copyFileSync(path.join(root, 'generated', 'types.ts'), CLIENT_TYPES);
+    process.stdout.write('generated/ and clients/typescript/src/types.ts rebuilt from openapi/\n');
     return;
   }
   run(bin('redocly'), ['lint', path.join(root, 'openapi', 'openapi.yaml')]);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-contract-'));
   try {
     build(tmp);
-    const stale = FILES.filter((f) => {
-      const committed = path.join(root, 'generated', f);
-      return !fs.existsSync(committed) || !fs.readFileSync(committed).equals(fs.readFileSync(path.join(tmp, f)));
-    });
+    const same = (committed: string, built: string) => fs.existsSync(committed) && fs.readFileSync(committed).equals(fs.readFileSync(built));
+    const stale = FILES.filter((f) => !same(path.join(root, 'generated', f), path.join(tmp, f)));
+    if (!same(CLIENT_TYPES, path.join(tmp, 'types.ts'))) stale.push(path.relative(root, CLIENT_TYPES));
     if (stale.length) {
-      process.stderr.write(`generated/ is stale (${stale.join(', ')}): run \`npm run contract:build\` and commit.\n`);
+      process.stderr.write(`generated files are stale (${stale.join(', ')}): run \`npm run contract:build\` and commit.\n`);
       process.exit(1);
     }
-    process.stdout.write('contract: lint clean, generated/ up to date\n');
+    process.stdout.write('contract: lint clean, generated/ and the client types up to date\n');
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

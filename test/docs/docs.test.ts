@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { buildDocs } from '../../scripts/build-docs';
+import { execFileSync } from 'node:child_process';
 import { DOCS_HTML } from '../../src/http/routes/operational';
 import { loadDefinition } from '../../src/http/contract';
 import { createHarness, type Harness } from '../helpers/harness';
@@ -33,7 +33,10 @@ let server: http.Server;
 let base: string;
 
 beforeAll(async () => {
-  buildDocs(DOCS_HTML);
+  // What `npm run docs` runs: builds generated/docs.html, which the server serves at /docs.
+  const root = path.resolve(__dirname, '../..');
+  execFileSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), path.join(root, 'scripts/build-docs.ts')], { cwd: root, stdio: 'ignore' });
+  expect(fs.existsSync(DOCS_HTML)).toBe(true);
   h = await createHarness();
   server = http.createServer(h.app.koa.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -8,7 +8,7 @@
  * status. Invalid requests must be refused with 400, 413 or 415.
  *
  *   FUZZ_SEED=123 npm run test:fuzz          reproduce a run (the seed is printed at the start)
- *   FUZZ_RUNS=500 npm run test:fuzz          more cases per operation and kind (default 40)
+ *   FUZZ_RUNS=500 npm run test:fuzz          more cases per operation and kind (default 50)
  *   FUZZ_SEED=123 npm run test:fuzz -- -t getPerson    one operation
  */
 import fc from 'fast-check';
@@ -19,7 +19,7 @@ import { identifierPool, type IdentifierPool } from '../helpers/identifierPool';
 import { fuzzOperations, invalidRequest, validRequest, type FuzzOperation, type FuzzRequest } from './requests';
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 50);
 process.stdout.write(`fuzz: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} (set them to reproduce or scale this run)\n`);
 
 // Windows far above the budget: the fuzzer tests the contract, not the rate limiter.

@@ -17,16 +17,18 @@ export interface PrismProcess {
 }
 
 const PRISM_BIN = path.resolve(__dirname, '../../node_modules/.bin/prism');
+const TSX_CLI = path.resolve(__dirname, '../../node_modules/tsx/dist/cli.mjs');
+const MOCK_SCRIPT = path.resolve(__dirname, '../../scripts/mock.ts');
 
 export async function startPrism(args: { mode: 'mock' } | { mode: 'proxy'; upstream: string; errors?: boolean }): Promise<PrismProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const bundle = writePrismBundle(url);
+  // The mock runs through scripts/mock.ts, exactly what `npm run mock` runs (it forwards SIGTERM to Prism).
   const argv =
     args.mode === 'mock'
-      ? ['mock', '-h', '127.0.0.1', '-p', String(port), bundle]
-      : ['proxy', ...(args.errors === false ? [] : ['--errors']), '-h', '127.0.0.1', '-p', String(port), bundle, args.upstream];
-  const child = spawn(process.execPath, [PRISM_BIN, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+      ? [TSX_CLI, MOCK_SCRIPT]
+      : [PRISM_BIN, 'proxy', ...(args.errors === false ? [] : ['--errors']), '-h', '127.0.0.1', '-p', String(port), writePrismBundle(url), args.upstream];
+  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MOCK_PORT: String(port) } });
   let out = '';
   const collect = (chunk: Buffer) => {
     out += chunk.toString();
