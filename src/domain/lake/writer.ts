@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import { upsertCompanies, type CompanyRecord } from '../../db/repositories/companies';
 import { upsertPersons, type PersonRecord } from '../../db/repositories/persons';
-import { suppressedDigests } from '../../db/repositories/suppressions';
+import { insertSuppressions, suppressedDigests } from '../../db/repositories/suppressions';
 import { companyDigests, personDigests, type LakeKind } from './suppression';
 
 export interface WriteOutcome {
@@ -56,7 +56,10 @@ export async function writeRecords<K extends LakeKind>(
     kind === 'person' ? personDigests(r as PersonRecord) : companyDigests(r as CompanyRecord);
   const write = async (trx: Knex.Transaction): Promise<WriteOutcome> => {
     const blocked = await suppressedDigests(trx, unique.flatMap(digestsOf));
-    const allowed = blocked.size ? unique.filter((r) => !digestsOf(r).some((d) => blocked.has(d))) : unique;
+    const refused = blocked.size ? unique.filter((r) => digestsOf(r).some((d) => blocked.has(d))) : [];
+    const allowed = refused.length ? unique.filter((r) => !refused.includes(r)) : unique;
+    // A record refused for one withdrawn identifier is withdrawn by all of its identifiers from now on.
+    if (refused.length) await insertSuppressions(trx, kind, refused.flatMap(digestsOf));
     if (kind === 'person') await upsertPersons(trx, allowed as PersonRecord[]);
     else await upsertCompanies(trx, allowed as CompanyRecord[]);
     return { written: allowed.length, withdrawn: unique.length - allowed.length, duplicates: records.length - unique.length };
