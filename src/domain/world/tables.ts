@@ -237,7 +237,7 @@ export const FAMILIES: readonly JobFamily[] = [
   {
     key: 'product',
     ic: ['Product Manager', 'Senior Product Manager', 'Product Owner', 'Product Analyst', 'Technical Product Manager', 'Associate Product Manager'],
-    manager: ['Group Product Manager, Manager', 'Manager, Product Management', 'Product Team Lead'],
+    manager: ['Manager, Product Management', 'Product Team Lead', 'Senior Manager, Product'],
     director: ['Director of Product', 'Director, Product Management', 'Senior Director of Product'],
     vp: ['VP of Product', 'Head of Product', 'Vice President, Product'],
     cLevel: ['Chief Product Officer', 'CPO'],
@@ -314,7 +314,7 @@ export const FAMILIES: readonly JobFamily[] = [
   {
     key: 'customer',
     ic: ['Customer Success Specialist', 'Customer Support Specialist', 'Technical Support Engineer', 'Implementation Consultant', 'Client Services Associate'],
-    manager: ['Customer Success Manager, Team Lead', 'Support Manager', 'Client Services Manager'],
+    manager: ['Customer Success Team Lead', 'Support Manager', 'Client Services Manager'],
     director: ['Director of Customer Success', 'Director, Customer Support'],
     vp: ['VP of Customer Success', 'Head of Customer Experience'],
     cLevel: ['Chief Customer Officer'],
@@ -358,7 +358,7 @@ export const FAMILIES: readonly JobFamily[] = [
   {
     key: 'academic',
     ic: ['Professor', 'Associate Professor', 'Assistant Professor', 'Lecturer', 'Research Fellow', 'Postdoctoral Researcher', 'Teaching Assistant', 'Academic Advisor'],
-    manager: ['Program Coordinator, Team Lead', 'Admissions Manager', 'Research Manager'],
+    manager: ['Admissions Manager', 'Research Manager', 'Department Manager'],
     director: ['Director of Admissions', 'Program Director', 'Director of Research'],
     vp: ['Vice President for Research', 'Head of Department', 'Vice President, Academic Affairs'],
     cLevel: ['President', 'Chief Academic Officer'],
@@ -455,19 +455,24 @@ export const SHORT_PROGRAMS = ['Certificate', 'Exchange Program', 'Executive Edu
 export const GRADES = ['3.8 GPA', '3.6 GPA', 'First Class Honours', 'Upper Second Class Honours', '8.9 CGPA', 'Magna Cum Laude', 'Cum Laude', 'Distinction'];
 export const ACTIVITIES = ['Debate Society', 'Student Council', 'Hackathon organiser', 'Varsity rowing', 'Entrepreneurship Club', 'Model United Nations', 'Teaching assistant', 'Orchestra', 'Women in Tech', 'Investment Club'];
 
-export const SCHOOL_PATTERNS: Readonly<Record<string, readonly string[]>> = {
-  US: ['University of {city}', '{city} State University', '{surname} University', '{surname} College', '{city} Institute of Technology', 'The University of {region}'],
-  GB: ['University of {city}', '{city} Metropolitan University', "King's College {city}", '{surname} College', 'Imperial College {city}'],
-  DE: ['Technische Universität {city}', 'Universität {city}', 'Hochschule {city}', '{surname} School of Management'],
-  FR: ['Université de {city}', 'École Polytechnique de {city}', 'Sciences Po {city}', 'École de Commerce de {city}'],
-  IN: ['Indian Institute of Technology {city}', 'University of {city}', '{city} Institute of Management', '{surname} College of Engineering'],
-  CA: ['University of {city}', '{city} Metropolitan University', '{surname} University', '{city} College'],
-  AU: ['University of {city}', '{city} University of Technology', '{surname} University'],
-  NL: ['Universiteit {city}', '{city} University of Technology', 'Hogeschool {city}'],
-  ES: ['Universidad de {city}', 'Universidad Politécnica de {city}', 'Escuela de Negocios de {city}'],
-  SG: ['National University of Singapore', 'Nanyang Technological University', 'Singapore Management University', 'Singapore University of Technology and Design', '{surname} Institute Singapore'],
-  BR: ['Universidade de {city}', 'Universidade Federal de {city}', 'Pontifícia Universidade Católica de {city}', 'Fundação {surname}'],
-  IE: ['University College {city}', 'Trinity College {city}', '{city} Institute of Technology'],
+/**
+ * School name patterns per country: {city} and {region} come from the country's city table (few
+ * distinct names), {surname} from faker's names for the country (many), so most schools are
+ * surname-named and names rarely repeat; a repeated name is the same school (see index.ts).
+ */
+export const SCHOOL_PATTERNS: Readonly<Record<string, { readonly place: readonly string[]; readonly named: readonly string[] }>> = {
+  US: { place: ['University of {city}', '{city} State University', '{city} Institute of Technology', 'The University of {region}'], named: ['{surname} University', '{surname} College', '{surname} Institute of Technology', '{surname} School of Business', 'Saint {surname} University'] },
+  GB: { place: ['University of {city}', '{city} Metropolitan University', "King's College {city}"], named: ['{surname} College', '{surname} University', '{surname} Business School'] },
+  DE: { place: ['Technische Universität {city}', 'Universität {city}', 'Hochschule {city}'], named: ['{surname} School of Management', '{surname} Hochschule', '{surname}-Universität'] },
+  FR: { place: ['Université de {city}', 'École Polytechnique de {city}', 'Sciences Po {city}'], named: ['École {surname}', 'Institut {surname}', 'Université {surname}'] },
+  IN: { place: ['Indian Institute of Technology {city}', 'University of {city}', '{city} Institute of Management'], named: ['{surname} College of Engineering', '{surname} University', '{surname} Institute of Technology'] },
+  CA: { place: ['University of {city}', '{city} Metropolitan University', '{city} College'], named: ['{surname} University', '{surname} College'] },
+  AU: { place: ['University of {city}', '{city} University of Technology'], named: ['{surname} University', '{surname} Institute'] },
+  NL: { place: ['Universiteit {city}', '{city} University of Technology', 'Hogeschool {city}'], named: ['{surname} Hogeschool', '{surname} University College'] },
+  ES: { place: ['Universidad de {city}', 'Universidad Politécnica de {city}', 'Escuela de Negocios de {city}'], named: ['Universidad {surname}', 'Instituto {surname}'] },
+  SG: { place: ['National University of Singapore', 'Nanyang Technological University', 'Singapore Management University', 'Singapore University of Technology and Design'], named: ['{surname} Institute Singapore', '{surname} College Singapore'] },
+  BR: { place: ['Universidade de {city}', 'Universidade Federal de {city}', 'Pontifícia Universidade Católica de {city}'], named: ['Fundação {surname}', 'Faculdade {surname}', 'Centro Universitário {surname}'] },
+  IE: { place: ['University College {city}', 'Trinity College {city}', '{city} Institute of Technology'], named: ['{surname} College', '{surname} Institute'] },
 };
 
 export interface Certifier {
