@@ -8,6 +8,7 @@ import { createApp } from './app';
 import { loadConfig, type Config } from './config';
 import { migrateLatest, openDatabase } from './db/knex';
 import { createLogger, type Logger } from './logger';
+import { ensureDemoWorld } from './domain/lake/demo';
 import { ensureDemoWorkspace } from './domain/workspaces/demo';
 
 export interface RunningServer {
@@ -23,6 +24,19 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
   logger.info({ database: db.embedded ? `embedded (${config.dataDir}/postgres)` : 'DATABASE_URL' }, 'database ready');
   const applied = await migrateLatest(db.knex);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+
+  // The demo serves real profiles from its first request: an empty lake gets a small world first.
+  let sampleUsername: string | undefined;
+  if (opts.demo) {
+    const world = await ensureDemoWorld(db.knex);
+    if (world.loaded) {
+      logger.info(
+        { persons: world.loaded.persons, companies: world.loaded.companies, elapsed_ms: world.loaded.elapsed_ms },
+        'demo world loaded into the empty lake',
+      );
+    }
+    sampleUsername = world.sampleUsername;
+  }
 
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   const app = await createApp({ config, knex: db.knex, logger, redis, databaseUrl: db.url });
@@ -40,7 +54,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
 
   if (opts.demo) {
     const demo = await ensureDemoWorkspace(db.knex);
-    printDemo(url, demo);
+    printDemo(url, demo, sampleUsername);
   }
 
   let stopping: Promise<void> | undefined;
@@ -70,7 +84,7 @@ async function closeServer(server: http.Server): Promise<void> {
   clearTimeout(force);
 }
 
-function printDemo(url: string, demo: Awaited<ReturnType<typeof ensureDemoWorkspace>>): void {
+function printDemo(url: string, demo: Awaited<ReturnType<typeof ensureDemoWorkspace>>, username?: string): void {
   const lines = demo.api_key
     ? [
         '',
@@ -80,6 +94,7 @@ function printDemo(url: string, demo: Awaited<ReturnType<typeof ensureDemoWorksp
         '',
         'Try it:',
         `  curl -s -H "Authorization: Bearer ${demo.api_key}" ${url}/api/v1/account`,
+        ...(username ? [`  curl -s -H "Authorization: Bearer ${demo.api_key}" "${url}/api/v1/person?username=${username}"`] : []),
         '',
       ]
     : [

@@ -2,42 +2,17 @@
  * The operator command line, package bin `enrich` (`npx enrich ...`). Every command that changes
  * something accepts --json and then prints exactly one JSON object on stdout, for scripts.
  */
-import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig } from '../config';
-import { migrateLatest, openDatabase, type Knex } from '../db/knex';
+import { Command, Option } from 'commander';
+import { migrateLatest } from '../db/knex';
 import { AppError } from '../domain/errors';
 import { createKey, createWorkspace, listKeys, revokeKey, setLicense, setRateLimit } from '../domain/workspaces/admin';
 import { runUntilSignal, startServer } from '../main';
-
-function positiveInt(value: string): number {
-  if (!/^[0-9]+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
-  return Number(value);
-}
-
-function isoDate(value: string): Date {
-  const d = new Date(value);
-  if (Number.isNaN(d.getTime())) throw new InvalidArgumentError('must be an ISO 8601 date-time');
-  return d;
-}
-
-/** Opens the database (embedded or DATABASE_URL), brings the schema up to date, runs, closes. */
-async function withDatabase<T>(fn: (knex: Knex) => Promise<T>): Promise<T> {
-  const db = await openDatabase(loadConfig());
-  try {
-    await migrateLatest(db.knex);
-    return await fn(db.knex);
-  } finally {
-    await db.close();
-  }
-}
-
-function print(json: boolean, value: object, human: string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
-}
+import { isoDate, positiveInt, print, withDatabase } from './common';
+import { registerLakeCommands } from './lakeCommands';
 
 export function buildCli(): Command {
   const program = new Command('enrich')
-    .description('Operate the enrichment service: database, server, workspaces, keys, licenses')
+    .description('Operate the enrichment service: database, server, workspaces, keys, licenses, the data lake')
     .showHelpAfterError();
 
   program
@@ -158,6 +133,7 @@ export function buildCli(): Command {
       );
     });
 
+  registerLakeCommands(program);
   return program;
 }
 

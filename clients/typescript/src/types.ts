@@ -89,9 +89,6 @@ export interface paths {
          *       (metered).
          *     - 451 `DATA_SUBJECT_BLOCKED`: the profile was withdrawn under a privacy request (GDPR / CCPA).
          *       This is permanent and no identifier will reach it; it is deliberately distinct from 404.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         get: operations["getPerson"];
         put?: never;
@@ -123,9 +120,6 @@ export interface paths {
          *     **Outcomes.** An unknown profile is not an error: the answer is 200 with `exists: false` and `id`
          *     and `fetched_at` null. A profile withdrawn under a privacy request is 451 `DATA_SUBJECT_BLOCKED`
          *     (not `exists: false`), so that a withdrawal is never mistaken for a record that may appear later.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         get: operations["checkPerson"];
         put?: never;
@@ -416,9 +410,6 @@ export interface paths {
          *       live source instead (metered).
          *     - 451 `DATA_SUBJECT_BLOCKED`: the record was withdrawn under a privacy request; permanent, and
          *       deliberately distinct from 404.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         get: operations["getCompany"];
         put?: never;
@@ -448,9 +439,6 @@ export interface paths {
          *
          *     **Outcomes.** An unknown company is not an error: 200 with `exists: false` and `id` and
          *     `fetched_at` null. A withdrawn record is 451 `DATA_SUBJECT_BLOCKED`.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         get: operations["checkCompany"];
         put?: never;
@@ -2806,7 +2794,6 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     checkPerson: {
@@ -2852,7 +2839,6 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listSimilarPeople: {
@@ -3226,7 +3212,6 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     checkCompany: {
@@ -3277,7 +3262,6 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     searchCompanies: {

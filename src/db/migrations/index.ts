@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import * as platform from './20261121000100_platform';
 import * as realtimeUsage from './20261121000200_realtime_usage';
+import * as lake from './20261121000300_lake';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -14,6 +15,7 @@ interface Migration {
 const migrations: Record<string, Migration> = {
   '20261121000100_platform': platform,
   '20261121000200_realtime_usage': realtimeUsage,
+  '20261121000300_lake': lake,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -5,7 +5,11 @@
 import type { Handler } from 'openapi-backend';
 import { AppError } from '../../domain/errors';
 import { getAccount } from './account/getAccount';
+import { checkCompany } from './companies/checkCompany';
+import { getCompany } from './companies/getCompany';
 import { getHealth } from './health/getHealth';
+import { checkPerson } from './people/checkPerson';
+import { getPerson } from './people/getPerson';
 import { notImplemented } from './notImplemented';
 import type { HandlerDeps, OperationHandler, OperationId } from './types';
 
@@ -13,17 +17,13 @@ import type { HandlerDeps, OperationHandler, OperationId } from './types';
 export const NOT_IMPLEMENTED_OPERATIONS = [
   'bulkEnrichPeople',
   'bulkGetPeople',
-  'checkCompany',
-  'checkPerson',
   'createMonitor',
   'deleteMonitor',
   'deleteMonitorById',
   'enrichCompanyRealtime',
   'enrichPersonRealtime',
-  'getCompany',
   'getHeadcountBySeniority',
   'getMonitor',
-  'getPerson',
   'listAlumni',
   'listColleagues',
   'listCurrentEmployees',
@@ -43,6 +43,10 @@ export function operationHandlers(deps: HandlerDeps): Record<OperationId, Operat
   const implemented: Record<Implemented, OperationHandler> = {
     getHealth: getHealth(),
     getAccount: getAccount(deps),
+    getPerson: getPerson(deps),
+    checkPerson: checkPerson(deps),
+    getCompany: getCompany(deps),
+    checkCompany: checkCompany(deps),
   };
   const pending = Object.fromEntries(NOT_IMPLEMENTED_OPERATIONS.map((id) => [id, notImplemented(id)]));
   return { ...implemented, ...pending } as Record<OperationId, OperationHandler>;

@@ -2,32 +2,8 @@
  * The operator CLI as a user runs it: `node bin/enrich.js ...` in a child process against the run's
  * database (DATABASE_URL), and the effect checked over HTTP on a server sharing that database.
  */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { testDatabaseUrl, useHarness } from '../../helpers/harness';
-
-const run = promisify(execFile);
-const BIN = path.resolve(__dirname, '../../../bin/enrich.js');
-
-async function enrich(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
-      env: { ...process.env, DATABASE_URL: testDatabaseUrl() },
-    });
-    return { stdout, stderr, code: 0 };
-  } catch (err) {
-    const e = err as { stdout: string; stderr: string; code: number };
-    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-  }
-}
-
-async function enrichJson<T>(...args: string[]): Promise<T> {
-  const res = await enrich(...args, '--json');
-  expect(res).toMatchObject({ code: 0 });
-  expect(res.stdout.trim().split('\n')).toHaveLength(1);
-  return JSON.parse(res.stdout) as T;
-}
+import { enrich, enrichJson } from '../../helpers/cli';
+import { useHarness } from '../../helpers/harness';
 
 /** Operator changes reach running servers through NOTIFY; allow it a moment to arrive. */
 const settle = () => new Promise((r) => setTimeout(r, 300));

@@ -9,17 +9,13 @@ import { contractOperations } from '../../helpers/operations';
 const EXPECTED_501 = [
   'bulkEnrichPeople',
   'bulkGetPeople',
-  'checkCompany',
-  'checkPerson',
   'createMonitor',
   'deleteMonitor',
   'deleteMonitorById',
   'enrichCompanyRealtime',
   'enrichPersonRealtime',
-  'getCompany',
   'getHeadcountBySeniority',
   'getMonitor',
-  'getPerson',
   'listAlumni',
   'listColleagues',
   'listCurrentEmployees',
@@ -88,7 +84,8 @@ describe('501 NOT_IMPLEMENTED', () => {
       expect(res.status).toBe(501);
       expect(res.body.code).toBe('NOT_IMPLEMENTED');
     } else {
-      expect(res.status).toBeLessThan(300);
+      // Served by a handler: any documented answer (h.send checks it is documented), but not 501.
+      expect(res.status).not.toBe(501);
     }
   });
 });

@@ -1,0 +1,157 @@
+/** Data lake commands: seed, import, suppress. */
+import { Argument, InvalidArgumentError, type Command } from 'commander';
+import { importFile, ImportAborted } from '../domain/lake/importer';
+import { keyFromOperatorInput } from '../domain/lake/identifiers';
+import { seedLake, writeWorldFiles, type SeedProgress } from '../domain/lake/seed';
+import { suppress } from '../domain/lake/suppression';
+import { defaultAsOf } from '../domain/world';
+import { recordValidator } from '../http/recordSchemas';
+import { positiveInt, print, withDatabase } from './common';
+import { createProgress, type Progress } from './progress';
+
+function nonNegativeInt(value: string): number {
+  if (!/^[0-9]+$/.test(value)) throw new InvalidArgumentError('must be a non-negative integer');
+  return Number(value);
+}
+
+function calendarDate(value: string): Date {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
+    throw new InvalidArgumentError('must be a date, YYYY-MM-DD');
+  }
+  return new Date(`${value}T00:00:00Z`);
+}
+
+/** One bar per kind: companies are loaded before persons. */
+function seedProgress(quiet: boolean): { onProgress: (p: SeedProgress) => void; stop: () => void } {
+  let current: { kind: string; bar: Progress } | undefined;
+  return {
+    onProgress: (p) => {
+      if (current?.kind !== p.kind) {
+        current?.bar.stop();
+        current = { kind: p.kind, bar: createProgress(p.kind === 'person' ? 'persons' : 'companies', p.total, quiet) };
+      }
+      current.bar.update(p.done);
+    },
+    stop: () => current?.bar.stop(),
+  };
+}
+
+export function registerLakeCommands(program: Command): void {
+  program
+    .command('seed')
+    .description(
+      'Generate a deterministic synthetic world (same options -> byte-identical records) and load it into the lake, or write it as NDJSON with --out',
+    )
+    .option('--persons <n>', 'number of persons', nonNegativeInt, 1000)
+    .option('--companies <n>', 'number of companies (at least 1 when there are persons)', nonNegativeInt, 100)
+    .option('--seed <n>', 'random seed', nonNegativeInt, 1)
+    .option('--as-of <date>', "the world's today, YYYY-MM-DD (default: today, UTC); dates are relative to it", calendarDate)
+    .option('--out <dir>', 'write companies.ndjson and persons.ndjson into this directory instead of loading')
+    .option('--json', 'machine-readable output')
+    .action(
+      async (opts: { persons: number; companies: number; seed: number; asOf?: Date; out?: string; json?: boolean }) => {
+        if (opts.persons > 0 && opts.companies < 1) throw new InvalidArgumentError('--companies must be at least 1 when --persons > 0');
+        const world = { persons: opts.persons, companies: opts.companies, seed: opts.seed, asOf: opts.asOf ?? defaultAsOf() };
+        const progress = seedProgress(Boolean(opts.json));
+        try {
+          if (opts.out) {
+            const report = await writeWorldFiles(opts.out, world, progress.onProgress);
+            progress.stop();
+            print(
+              Boolean(opts.json),
+              report,
+              `Wrote ${report.companies} companies and ${report.persons} persons (seed ${report.seed}, as of ${report.as_of.slice(0, 10)}):\n${report.files.join('\n')}`,
+            );
+          } else {
+            const report = await withDatabase((knex) => seedLake(knex, world, progress.onProgress));
+            progress.stop();
+            print(
+              Boolean(opts.json),
+              report,
+              `Loaded ${report.companies} companies and ${report.persons} persons (seed ${report.seed}, as of ${report.as_of.slice(0, 10)}) in ${(report.elapsed_ms / 1000).toFixed(1)} s`,
+            );
+          }
+        } finally {
+          progress.stop();
+        }
+      },
+    );
+
+  program
+    .command('import')
+    .description(
+      'Import NDJSON (optionally gzip) records in the contract shapes (PersonResult / CompanyResult); upserts by identifier',
+    )
+    .addArgument(new Argument('<kind>', 'record kind').choices(['persons', 'companies']))
+    .argument('<file>', 'NDJSON file, one record per line; .gz or any gzip stream is detected')
+    .option('--strict', 'abort on the first invalid line and write nothing')
+    .option('--batch-size <n>', 'records per write', positiveInt, 1000)
+    .option('--json', 'machine-readable output')
+    .action(async (kind: 'persons' | 'companies', file: string, opts: { strict?: boolean; batchSize: number; json?: boolean }) => {
+      const quiet = Boolean(opts.json);
+      let bar: Progress | undefined;
+      const printed = { count: 0 };
+      try {
+        const report = await withDatabase((knex) =>
+          importFile(knex, {
+            kind: kind === 'persons' ? 'person' : 'company',
+            file,
+            strict: opts.strict,
+            batchSize: opts.batchSize,
+            validate: recordValidator(kind === 'persons' ? 'PersonResult' : 'CompanyResult'),
+            onInvalid: (invalid) => {
+              if (quiet || printed.count++ >= 100) return;
+              process.stderr.write(`line ${invalid.line}: ${invalid.reason} (skipped)\n`);
+            },
+            onProgress: (p) => {
+              bar ??= createProgress(`import ${kind} (bytes)`, p.totalBytes, quiet);
+              bar.update(p.bytesRead, `${p.written} written, ${p.invalid} invalid`);
+            },
+          }),
+        );
+        bar?.stop();
+        if (!quiet && report.invalid > 100) process.stderr.write(`... and ${report.invalid - 100} more invalid lines\n`);
+        print(
+          Boolean(opts.json),
+          report,
+          [
+            `Imported ${report.written} ${kind} from ${report.lines} lines in ${(report.elapsed_ms / 1000).toFixed(1)} s (${report.records_per_second} records/s)`,
+            `invalid lines skipped: ${report.invalid}; withdrawn records refused: ${report.withdrawn}; duplicates in file: ${report.duplicates}`,
+          ].join('\n'),
+        );
+      } catch (err) {
+        bar?.stop();
+        if (err instanceof ImportAborted && opts.json) {
+          process.stdout.write(`${JSON.stringify({ aborted: true, written: 0, line: err.invalid.line, reason: err.invalid.reason })}\n`);
+        }
+        throw err;
+      }
+    });
+
+  program
+    .command('suppress')
+    .description(
+      'Withdraw a record under a GDPR / CCPA request: deletes it from the lake and blocks every identifier with 451, also against re-import',
+    )
+    .addArgument(new Argument('<kind>', 'record kind').choices(['person', 'company']))
+    .argument('<identifier>', 'profile/company URL, username, id (UUID), network_id or network_urn (persons), company_id (companies)')
+    .option('--json', 'machine-readable output')
+    .action(async (kind: 'person' | 'company', identifier: string, opts: { json?: boolean }) => {
+      const outcome = await withDatabase(async (knex) => {
+        const result =
+          kind === 'person'
+            ? await suppress(knex, 'person', keyFromOperatorInput('person', identifier))
+            : await suppress(knex, 'company', keyFromOperatorInput('company', identifier));
+        // Deleted rows linger in table pages until vacuumed; withdrawal means gone.
+        await knex.raw(kind === 'person' ? 'vacuum persons, person_positions, person_educations' : 'vacuum companies');
+        return result;
+      });
+      print(
+        Boolean(opts.json),
+        outcome,
+        outcome.found
+          ? `Withdrawn: ${kind} ${outcome.deleted_id} deleted; ${outcome.identifiers_blocked} identifiers now answer 451`
+          : `No ${kind} with this identifier is in the lake; the identifier is blocked (451) and the record will be refused if imported`,
+      );
+    });
+}

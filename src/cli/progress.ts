@@ -1,0 +1,53 @@
+/**
+ * Progress of long operator commands on stderr: a live bar (cli-progress) on a terminal, plain
+ * timestamped lines otherwise (CI logs, pipes), at most one every few seconds.
+ */
+import { Presets, SingleBar } from 'cli-progress';
+
+export interface Progress {
+  update(done: number, detail?: string): void;
+  stop(): void;
+}
+
+const PLAIN_INTERVAL_MS = 5_000;
+
+export function createProgress(label: string, total: number, quiet = false): Progress {
+  if (quiet) return { update: () => undefined, stop: () => undefined };
+  if (process.stderr.isTTY) {
+    const bar = new SingleBar(
+      {
+        format: `${label} [{bar}] {percentage}% | {value}/{total} | {detail}`,
+        stream: process.stderr,
+        hideCursor: true,
+        etaBuffer: 50,
+      },
+      Presets.shades_classic,
+    );
+    bar.start(total, 0, { detail: '' });
+    return {
+      update: (done, detail = '') => bar.update(Math.min(done, total), { detail }),
+      stop: () => bar.stop(),
+    };
+  }
+  const started = Date.now();
+  let last = 0;
+  const line = (done: number, detail: string) => {
+    const seconds = (Date.now() - started) / 1000;
+    const rate = Math.round(done / Math.max(seconds, 0.001));
+    const pct = total ? ` (${Math.floor((done / total) * 100)}%)` : '';
+    process.stderr.write(`${label}: ${done}/${total}${pct}, ${rate}/s${detail ? `, ${detail}` : ''}\n`);
+  };
+  let lastDone = 0;
+  let lastDetail = '';
+  return {
+    update(done, detail = '') {
+      lastDone = done;
+      lastDetail = detail;
+      if (Date.now() - last >= PLAIN_INTERVAL_MS) {
+        last = Date.now();
+        line(done, detail);
+      }
+    },
+    stop: () => line(lastDone, lastDetail),
+  };
+}

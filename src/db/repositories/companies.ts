@@ -1,0 +1,58 @@
+/** The companies table; lake columns derived from the stored record in SQL, one statement per batch. */
+import type { Knex } from 'knex';
+import type { components } from '../../../generated/types';
+import type { CompanyKey } from '../../domain/lake/identifiers';
+
+export type CompanyRecord = components['schemas']['CompanyResult'];
+
+const KEY_COLUMN: Record<CompanyKey['by'], string> = { id: 'id', username: 'username', company_id: 'company_id' };
+
+export async function findCompanyRecord(db: Knex, key: CompanyKey): Promise<CompanyRecord | undefined> {
+  const row = await db('companies').where(KEY_COLUMN[key.by], key.value).first('record');
+  return row?.record;
+}
+
+export async function findCompanyFreshness(
+  db: Knex,
+  key: CompanyKey,
+): Promise<{ id: string; fetched_at: Date } | undefined> {
+  return db('companies').where(KEY_COLUMN[key.by], key.value).first('id', 'fetched_at');
+}
+
+export async function countCompanies(db: Knex): Promise<number> {
+  const row = await db('companies').count<{ count: number }[]>({ count: '*' }).first();
+  return Number(row?.count ?? 0);
+}
+
+export async function deleteCompany(db: Knex, id: string): Promise<boolean> {
+  return (await db('companies').where({ id }).delete()) > 0;
+}
+
+/**
+ * Inserts or replaces records by id; a record that takes over the username or company_id of another
+ * id replaces that one. `records` must not repeat an id, username or company_id.
+ */
+export async function upsertCompanies(trx: Knex.Transaction, records: readonly CompanyRecord[]): Promise<void> {
+  if (!records.length) return;
+  const ids = records.map((r) => r.id.toLowerCase());
+  const usernames = records.map((r) => r.username.toLowerCase());
+  const companyIds = records.map((r) => r.company_id);
+  await trx.raw(
+    `delete from companies where (username = any(?::text[]) or company_id = any(?::bigint[])) and id <> all(?::uuid[])`,
+    [usernames, companyIds, ids],
+  );
+  await trx.raw(
+    `insert into companies (id, company_id, username, name, industries, staff_count, hq_country_code, hq_city,
+       founded_year, fetched_at, record)
+     select (r->>'id')::uuid, (r->>'company_id')::bigint, lower(r->>'username'), r->>'name',
+       array(select jsonb_array_elements_text(r->'industries')), (r->>'staff_count')::int,
+       upper(r->>'hq_country_code'), r->>'hq_city', (r->>'founded_year')::int, (r->>'fetched_at')::timestamptz, r
+     from jsonb_array_elements(?::jsonb) r
+     on conflict (id) do update set
+       company_id = excluded.company_id, username = excluded.username, name = excluded.name,
+       industries = excluded.industries, staff_count = excluded.staff_count,
+       hq_country_code = excluded.hq_country_code, hq_city = excluded.hq_city,
+       founded_year = excluded.founded_year, fetched_at = excluded.fetched_at, record = excluded.record`,
+    [JSON.stringify(records)],
+  );
+}

@@ -1,0 +1,91 @@
+/**
+ * The persons table and its index tables (person_positions, person_educations). The lake columns are
+ * derived here from the stored record, in SQL, in one statement per batch.
+ */
+import type { Knex } from 'knex';
+import type { components } from '../../../generated/types';
+import type { PersonKey } from '../../domain/lake/identifiers';
+
+export type PersonRecord = components['schemas']['PersonResult'];
+
+const KEY_COLUMN: Record<PersonKey['by'], string> = {
+  id: 'id',
+  username: 'username',
+  network_id: 'network_id',
+  network_urn: 'network_urn',
+};
+
+export async function findPersonRecord(db: Knex, key: PersonKey): Promise<PersonRecord | undefined> {
+  const row = await db('persons').where(KEY_COLUMN[key.by], key.value).first('record');
+  return row?.record;
+}
+
+export async function findPersonFreshness(db: Knex, key: PersonKey): Promise<{ id: string; fetched_at: Date } | undefined> {
+  return db('persons').where(KEY_COLUMN[key.by], key.value).first('id', 'fetched_at');
+}
+
+export async function countPersons(db: Knex): Promise<number> {
+  const row = await db('persons').count<{ count: number }[]>({ count: '*' }).first();
+  return Number(row?.count ?? 0);
+}
+
+export async function deletePerson(db: Knex, id: string): Promise<boolean> {
+  return (await db('persons').where({ id }).delete()) > 0;
+}
+
+/**
+ * Inserts or replaces records by id. A record that takes over the username of another id replaces
+ * that one (the username is the profile's public identity). `records` must not repeat an id or a
+ * username (the caller dedupes: ON CONFLICT cannot touch one row twice in a statement).
+ */
+export async function upsertPersons(trx: Knex.Transaction, records: readonly PersonRecord[]): Promise<void> {
+  if (!records.length) return;
+  const ids = records.map((r) => r.id.toLowerCase());
+  const usernames = records.map((r) => r.username.toLowerCase());
+  await trx.raw('delete from persons where username = any(?::text[]) and id <> all(?::uuid[])', [usernames, ids]);
+  await trx.raw('delete from person_positions where person_id = any(?::uuid[])', [ids]);
+  await trx.raw('delete from person_educations where person_id = any(?::uuid[])', [ids]);
+  const batch = JSON.stringify(records);
+  await trx.raw(
+    `insert into persons (id, username, network_id, network_urn, full_name, current_title, current_company,
+       current_company_id, current_company_industry, seniority, geo_country_code, geo_city,
+       current_started_on, fetched_at, record)
+     select (r->>'id')::uuid, lower(r->>'username'), r->>'network_id', r->>'network_urn', r->>'full_name',
+       r->>'current_title', r->>'current_company', lake_bigint(r->>'current_company_id'),
+       r->>'current_company_industry', r->>'seniority', upper(r->>'geo_country_code'), r->>'geo_city',
+       (select lake_date((p->>'startYear')::int, (p->>'startMonth')::int)
+          from jsonb_array_elements(r->'positions') p where (p->>'isCurrent')::boolean limit 1),
+       (r->>'fetched_at')::timestamptz, r
+     from jsonb_array_elements(?::jsonb) r
+     on conflict (id) do update set
+       username = excluded.username, network_id = excluded.network_id, network_urn = excluded.network_urn,
+       full_name = excluded.full_name, current_title = excluded.current_title,
+       current_company = excluded.current_company, current_company_id = excluded.current_company_id,
+       current_company_industry = excluded.current_company_industry, seniority = excluded.seniority,
+       geo_country_code = excluded.geo_country_code, geo_city = excluded.geo_city,
+       current_started_on = excluded.current_started_on, fetched_at = excluded.fetched_at, record = excluded.record`,
+    [batch],
+  );
+  await trx.raw(
+    `insert into person_positions (person_id, ordinal, company_id, company_name, title, is_current, started_on, ended_on)
+     select (r->>'id')::uuid, p.ord - 1, lake_bigint(p.pos->>'companyId'), p.pos->>'companyName', p.pos->>'title',
+       coalesce((p.pos->>'isCurrent')::boolean, false),
+       lake_date((p.pos->>'startYear')::int, (p.pos->>'startMonth')::int),
+       lake_date((p.pos->>'endYear')::int, (p.pos->>'endMonth')::int)
+     from jsonb_array_elements(?::jsonb) r, jsonb_array_elements(r->'positions') with ordinality p(pos, ord)`,
+    [batch],
+  );
+  await trx.raw(
+    `insert into person_educations (person_id, ordinal, school_name)
+     select (r->>'id')::uuid, e.ord - 1, e.edu->>'schoolName'
+     from jsonb_array_elements(?::jsonb) r, jsonb_array_elements(r->'educations') with ordinality e(edu, ord)
+     where coalesce(e.edu->>'schoolName', '') <> ''`,
+    [batch],
+  );
+}
+
+/** Any one username, for the demo's ready-to-paste curl line. */
+export async function samplePersonUsername(db: Knex): Promise<string | undefined> {
+  const row = await db('persons').orderBy('username').first('username');
+  return row?.username;
+}

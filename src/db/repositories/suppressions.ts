@@ -1,0 +1,25 @@
+/** Tombstones of withdrawn records: identifier digests only. */
+import type { Knex } from 'knex';
+
+export async function suppressedDigests(db: Knex, digests: readonly string[]): Promise<Set<string>> {
+  if (!digests.length) return new Set();
+  const { rows } = await db.raw<{ rows: { digest: string }[] }>(
+    'select digest from suppressions where digest = any(?::text[])',
+    [digests as string[]],
+  );
+  return new Set(rows.map((r) => r.digest));
+}
+
+export async function isSuppressed(db: Knex, digest: string): Promise<boolean> {
+  return Boolean(await db('suppressions').where({ digest }).first('digest'));
+}
+
+export async function insertSuppressions(db: Knex, kind: 'person' | 'company', digests: readonly string[]): Promise<number> {
+  if (!digests.length) return 0;
+  const inserted = await db('suppressions')
+    .insert(digests.map((digest) => ({ digest, kind })))
+    .onConflict('digest')
+    .ignore()
+    .returning('digest');
+  return inserted.length;
+}

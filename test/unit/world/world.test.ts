@@ -1,0 +1,305 @@
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+
+import openapi from '../../../generated/openapi.json';
+import { inferSeniority } from '../../../src/domain/people/seniority';
+import { createWorld, defaultAsOf, INDUSTRIES, STAFF_RANGES, staffRangeFor, type CompanyResult, type PersonResult } from '../../../src/domain/world';
+import { FAMILIES, SENIORITY_OF_TIER, titlesFor, CEO_TITLES } from '../../../src/domain/world/tables';
+
+const asOf = new Date('2026-11-21T00:00:00Z');
+const asOfMonth = asOf.getUTCFullYear() * 12 + asOf.getUTCMonth();
+const monthIndex = (year: number, month: number): number => year * 12 + month - 1;
+const DAY = 86_400_000;
+
+function validator(name: string): ValidateFunction {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema({ ...openapi, $id: 'https://enrich.test/openapi.json' });
+  const validate = ajv.getSchema(`https://enrich.test/openapi.json#/components/schemas/${name}`);
+  if (validate === undefined) throw new Error(`no schema ${name}`);
+  return validate;
+}
+
+function expectValid(validate: ValidateFunction, record: unknown, what: string): void {
+  if (!validate(record)) throw new Error(`${what} does not match the contract: ${JSON.stringify(validate.errors, null, 1)}`);
+}
+
+describe('synthetic world: contract', () => {
+  const validatePerson = validator('PersonResult');
+  const validateCompany = validator('CompanyResult');
+
+  it('300 persons and 50 companies validate against PersonResult and CompanyResult', () => {
+    const world = createWorld({ persons: 3000, companies: 300, seed: 11, asOf });
+    for (let i = 0; i < 300; i++) expectValid(validatePerson, world.person(i * 10), `person ${i * 10}`);
+    for (let i = 0; i < 50; i++) expectValid(validateCompany, world.company(i * 6), `company ${i * 6}`);
+  });
+
+  it('tiny worlds validate too (one company, a handful of persons)', () => {
+    const world = createWorld({ persons: 7, companies: 1, seed: 0, asOf });
+    for (const p of world.personRecords()) expectValid(validatePerson, p, `person ${p.username}`);
+    for (const c of world.companyRecords()) expectValid(validateCompany, c, `company ${c.username}`);
+    expect(createWorld({ persons: 0, companies: 0, seed: 1, asOf }).personRecords().next().done).toBe(true);
+  });
+});
+
+describe('synthetic world: determinism and independence', () => {
+  const options = { persons: 2000, companies: 150, seed: 42, asOf };
+
+  it('same options give byte-identical records; another seed gives other records', () => {
+    const a = createWorld(options);
+    const b = createWorld(options);
+    const c = createWorld({ ...options, seed: 43 });
+    for (const i of [0, 1, 999, 1999]) {
+      expect(JSON.stringify(b.person(i))).toBe(JSON.stringify(a.person(i)));
+      expect(JSON.stringify(c.person(i))).not.toBe(JSON.stringify(a.person(i)));
+    }
+    for (const i of [0, 77, 149]) {
+      expect(JSON.stringify(b.company(i))).toBe(JSON.stringify(a.company(i)));
+      expect(JSON.stringify(c.company(i))).not.toBe(JSON.stringify(a.company(i)));
+    }
+  });
+
+  it('person(k) equals the k-th of personRecords(), whatever was generated before', () => {
+    const streamed = [...createWorld(options).personRecords()].slice(0, 400).map((p) => JSON.stringify(p));
+    const fresh = createWorld(options);
+    for (const k of [399, 0, 250, 17]) expect(JSON.stringify(fresh.person(k))).toBe(streamed[k]);
+    const companies = [...createWorld(options).companyRecords()].map((c) => JSON.stringify(c));
+    const other = createWorld(options);
+    for (const k of [149, 3, 60]) expect(JSON.stringify(other.company(k))).toBe(companies[k]);
+  });
+
+  it('dates are relative to asOf, which defaults to today 00:00 UTC', () => {
+    expect(defaultAsOf(new Date('2026-11-21T15:30:12.345Z')).toISOString()).toBe('2026-11-21T00:00:00.000Z');
+    expect(createWorld({ persons: 1, companies: 1, seed: 1 }).asOf.toISOString()).toBe(defaultAsOf().toISOString());
+    const later = createWorld({ ...options, asOf: new Date('2027-05-01T00:00:00Z') });
+    expect(later.person(5).positions[0]?.startYear).toBeGreaterThanOrEqual(createWorld(options).person(5).positions[0]?.startYear as number);
+  });
+
+  it('rejects bad options and out-of-range indexes', () => {
+    expect(() => createWorld({ persons: -1, companies: 1, seed: 1 })).toThrow(RangeError);
+    expect(() => createWorld({ persons: 10, companies: 0, seed: 1 })).toThrow(RangeError);
+    expect(() => createWorld({ persons: 1, companies: 1, seed: 1.5 })).toThrow(RangeError);
+    expect(() => createWorld({ persons: 2 ** 24 + 1, companies: 1, seed: 1 })).toThrow(RangeError);
+    const world = createWorld({ persons: 3, companies: 2, seed: 1, asOf });
+    expect(() => world.person(3)).toThrow(RangeError);
+    expect(() => world.company(-1)).toThrow(RangeError);
+  });
+});
+
+describe('synthetic world: identifiers', () => {
+  it('are unique by construction over thousands of records, with the documented shapes', () => {
+    const world = createWorld({ persons: 4000, companies: 2000, seed: 5, asOf });
+    const persons = [...world.personRecords()];
+    const companies = [...world.companyRecords()];
+    const unique = (values: unknown[]): void => expect(new Set(values).size).toBe(values.length);
+    unique(persons.map((p) => p.id));
+    unique(persons.map((p) => p.username));
+    unique(persons.map((p) => p.network_id));
+    unique(persons.map((p) => p.network_urn));
+    unique(companies.map((c) => c.id));
+    unique(companies.map((c) => c.company_id));
+    unique(companies.map((c) => c.username));
+    unique([...persons.map((p) => p.id), ...companies.map((c) => c.id)]);
+    for (const p of persons) {
+      expect(p.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(p.username).toMatch(/^[a-z0-9]+(?:-[a-z0-9]+)*-[0-9a-f]{6}$/);
+      expect(p.network_url).toBe(`https://www.linkedin.com/in/${p.username}/`);
+      expect(p.network_id).toMatch(/^[0-9]{1,19}$/);
+      expect(p.network_urn).toMatch(/^ACoAA[A-Za-z0-9_-]{34}$/);
+    }
+    for (const c of companies) {
+      expect(c.username).toMatch(/^[a-z0-9]+(?:-[a-z0-9]+)*$/);
+      expect(c.network_url).toBe(`https://www.linkedin.com/company/${c.username}/`);
+    }
+  });
+});
+
+describe('synthetic world: coherence', () => {
+  const world = createWorld({ persons: 3000, companies: 250, seed: 2026, asOf });
+  const persons: PersonResult[] = [...world.personRecords()];
+  const companies: CompanyResult[] = [...world.companyRecords()];
+  const byCompanyId = new Map(companies.map((c) => [c.company_id, c]));
+  const employees = new Map<string, PersonResult[]>();
+  for (const p of persons) employees.set(p.current_company_id as string, [...(employees.get(p.current_company_id as string) ?? []), p]);
+
+  it('the current position is at a company of the world, and the current_* fields copy it', () => {
+    for (const p of persons) {
+      const current = p.positions[0];
+      const company = byCompanyId.get(p.current_company_id as string);
+      expect(current?.isCurrent).toBe(true);
+      expect(company).toBeDefined();
+      if (current === undefined || company === undefined) continue;
+      expect([current.companyName, current.companyUsername, current.companyIndustry, current.companyStaffCountRange]).toEqual([
+        company.name, company.username, company.industries[0], staffRangeFor(company.staff_count as number).label,
+      ]);
+      expect(current.companyId).toBe(company.company_id);
+      expect(current.companyURL).toBe(company.network_url);
+      expect(current.companyLogo).toBe(company.logo_url);
+      expect([p.current_title, p.current_company, p.current_company_id, p.current_company_username, p.current_company_industry, p.current_company_staff_range]).toEqual([
+        current.title, current.companyName, current.companyId, current.companyUsername, current.companyIndustry, current.companyStaffCountRange,
+      ]);
+      expect(p.seniority).toBe(inferSeniority(p.current_title));
+    }
+  });
+
+  it('positions are newest first with plausible, non-overlapping dates at distinct world employers', () => {
+    for (const p of persons) {
+      expect(p.positions_count).toBe(p.positions.length);
+      expect(p.positions.length).toBeGreaterThanOrEqual(1);
+      expect(p.positions.length).toBeLessThanOrEqual(6);
+      let newerStart = asOfMonth + 1;
+      for (const [k, q] of p.positions.entries()) {
+        const company = byCompanyId.get(q.companyId);
+        expect(company?.name).toBe(q.companyName);
+        expect(company?.username).toBe(q.companyUsername);
+        expect(company?.industries[0]).toBe(q.companyIndustry);
+        expect(q.companyStaffCountRange).toBe(staffRangeFor(company?.staff_count as number).label);
+        expect(q.isCurrent).toBe(k === 0);
+        const start = monthIndex(q.startYear, q.startMonth);
+        expect(q.startYear).toBeGreaterThan(1950);
+        if (k === 0) {
+          expect(q.endYear).toBeNull();
+          expect(q.endMonth).toBeNull();
+          expect(start).toBeLessThanOrEqual(asOfMonth);
+        } else {
+          const end = monthIndex(q.endYear as number, q.endMonth as number);
+          expect(end).toBeGreaterThanOrEqual(start);
+          expect(end).toBeLessThan(newerStart);
+        }
+        newerStart = start;
+      }
+      expect(new Set(p.positions.map((q) => q.companyId)).size).toBe(p.positions.length);
+      const ended = p.positions.filter((q) => !q.isCurrent).map((q) => q.companyName);
+      expect(p.past_companies).toEqual([...new Set(ended)]);
+    }
+    const withHistory = persons.filter((p) => p.positions.length >= 2).length / persons.length;
+    expect(withHistory).toBeGreaterThan(0.65);
+    const withSeveral = persons.filter((p) => p.past_companies.length >= 2).length / persons.length;
+    expect(withSeveral).toBeGreaterThan(0.3);
+  });
+
+  it('about 10% started the current role in the last six months, some in the current month', () => {
+    const since = persons.map((p) => asOfMonth - monthIndex(p.positions[0]?.startYear as number, p.positions[0]?.startMonth as number));
+    const recent = since.filter((m) => m < 6).length / persons.length;
+    expect(recent).toBeGreaterThan(0.07);
+    expect(recent).toBeLessThan(0.14);
+    expect(since.filter((m) => m === 0).length).toBeGreaterThan(0);
+  });
+
+  it('counts and previews match their arrays', () => {
+    for (const p of persons) {
+      expect(p.skills_count).toBe(p.skills.length);
+      expect(p.skills.length).toBeGreaterThanOrEqual(3);
+      expect(p.skills.length).toBeLessThanOrEqual(25);
+      expect(new Set(p.skills.map((s) => s.name)).size).toBe(p.skills.length);
+      const sorted = [...p.skills].sort((a, b) => b.endorsementsCount - a.endorsementsCount);
+      expect(p.skills.map((s) => s.endorsementsCount)).toEqual(sorted.map((s) => s.endorsementsCount));
+      expect(p.skills_preview).toEqual(p.skills.slice(0, 3).map((s) => s.name));
+      expect(p.certifications_count).toBe(p.certifications.length);
+      expect(p.educations_count).toBe(p.educations.length);
+      expect(p.education_schools).toEqual(p.educations.map((e) => e.schoolName));
+      expect(p.educations.length).toBeGreaterThanOrEqual(1);
+      expect(p.full_name).toBe(`${p.first_name} ${p.last_name}`);
+      const fetched = Date.parse(p.fetched_at);
+      expect(fetched).toBeLessThanOrEqual(asOf.getTime());
+      expect(fetched).toBeGreaterThanOrEqual(asOf.getTime() - 30 * DAY);
+      expect(p.fetched_at).toMatch(/Z$/);
+      if (p.background_image_url !== null) expect(p.background_image_url).toHaveLength(2);
+      expect(p.primary_locale_country).toMatch(/^[A-Z]{2}$/);
+      expect(p.primary_locale_language).toMatch(/^[a-z]{2}$/);
+    }
+  });
+
+  it('schools are shared, and one school name always has the same page', () => {
+    const bySchool = new Map<string, Set<string | null>>();
+    const alumni = new Map<string, number>();
+    for (const p of persons) {
+      for (const e of p.educations) {
+        bySchool.set(e.schoolName, (bySchool.get(e.schoolName) ?? new Set()).add(e.schoolId));
+        alumni.set(e.schoolName, (alumni.get(e.schoolName) ?? 0) + 1);
+      }
+    }
+    for (const ids of bySchool.values()) expect(ids.size).toBe(1);
+    const counts = [...alumni.values()].sort((a, b) => b - a);
+    expect(counts[0]).toBeGreaterThan(100);
+    expect(counts.filter((n) => n >= 10).length).toBeGreaterThan(10);
+  });
+
+  it('nullable signals are mostly null, and true when set', () => {
+    for (const field of ['is_open_to_work', 'is_hiring'] as const) {
+      const values = persons.map((p) => p[field]);
+      expect(values.every((v) => v === null || v === true)).toBe(true);
+      expect(values.filter((v) => v === null).length / values.length).toBeGreaterThan(0.8);
+      expect(values.filter((v) => v === true).length).toBeGreaterThan(0);
+    }
+    expect(persons.filter((p) => p.languages === null).length).toBeGreaterThan(0);
+    expect(persons.filter((p) => p.languages !== null).length / persons.length).toBeGreaterThan(0.5);
+  });
+
+  it('seniority has a realistic mix, and every company with 20+ employees has decision makers', () => {
+    const share = (band: string | null): number => persons.filter((p) => p.seniority === band).length / persons.length;
+    expect(share(null)).toBeGreaterThan(0.6);
+    for (const band of ['c-level', 'vp', 'director', 'manager']) expect(share(band)).toBeGreaterThan(0.005);
+    expect(share('c-level')).toBeLessThan(0.08);
+    for (const staff of employees.values()) {
+      if (staff.length < 20) continue;
+      expect(staff.filter((p) => p.seniority === 'c-level').length).toBeGreaterThanOrEqual(1);
+      expect(staff.filter((p) => p.seniority === 'vp' || p.seniority === 'director').length).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('companies: staff count within its range and not below the world employees; HQ, verification and call to action agree', () => {
+    const rangePattern = /^(\d+) - (\d+)$/;
+    for (const c of companies) {
+      const staff = c.staff_count as number;
+      expect(staff).toBeGreaterThanOrEqual(employees.get(c.company_id)?.length ?? 0);
+      const range = staffRangeFor(staff);
+      const [, low, high] = rangePattern.exec(range.label) ?? [];
+      expect(staff).toBeLessThanOrEqual(Number(high));
+      expect(staff).toBeGreaterThanOrEqual(Math.min(Number(low), range.min));
+      expect(c.industries.length).toBeGreaterThanOrEqual(1);
+      for (const industry of c.industries) expect(INDUSTRIES).toContain(industry);
+      const hqs = c.locations.filter((l) => l.isHeadquarter);
+      expect(hqs).toHaveLength(1);
+      expect(c.locations[0]).toBe(hqs[0]);
+      expect(hqs[0]).toMatchObject({
+        city: c.hq_city, country: c.hq_country_code, countryCode: c.hq_country_code, postalCode: c.hq_postal_code,
+        line1: c.hq_line1, line2: c.hq_line2, geographicArea: c.hq_geographic_area, description: c.hq_description,
+      });
+      expect(c.hq_country_code).toMatch(/^[A-Z]{2}$/);
+      expect(c.hq_country?.length).toBeGreaterThan(2);
+      expect(c.is_verified).toBe(c.page_verification === null ? null : c.page_verification.verified);
+      if (c.page_verification !== null && !c.page_verification.verified) expect(c.page_verification.lastModifiedAt).toBe(0);
+      if (c.page_verification?.verified) expect(c.page_verification.lastModifiedAt).toBeLessThanOrEqual(asOf.getTime());
+      expect(c.call_to_action_url).toBe(c.call_to_action === null ? null : c.call_to_action.url);
+      expect(new Set(c.locations.map((l) => l.city)).size).toBe(c.locations.length);
+    }
+    expect(companies.some((c) => c.call_to_action === null)).toBe(true);
+    expect(companies.some((c) => c.call_to_action !== null)).toBe(true);
+    expect(companies.some((c) => c.is_verified === true)).toBe(true);
+    expect(companies.some((c) => c.locations.length > 1)).toBe(true);
+  });
+
+  it('every generated title sits in the band its tier intends', () => {
+    for (const family of FAMILIES) {
+      for (let tier = 0; tier <= 4; tier++) {
+        for (const title of titlesFor(family, tier)) expect([title, inferSeniority(title)]).toEqual([title, SENIORITY_OF_TIER[tier]]);
+      }
+    }
+    for (const title of CEO_TITLES) expect(inferSeniority(title)).toBe('c-level');
+    expect(STAFF_RANGES.map((r) => r.label)).toContain('10001 - 10000000');
+  });
+});
+
+describe('synthetic world: heavy tail', () => {
+  it('with 100,000 persons and 10,000 companies the largest company has 1,000+ current employees', () => {
+    const world = createWorld({ persons: 100_000, companies: 10_000, seed: 9, asOf });
+    const counts = new Map<string, number>();
+    for (const p of world.personRecords()) counts.set(p.current_company_id as string, (counts.get(p.current_company_id as string) ?? 0) + 1);
+    const largest = [...counts.entries()].sort((a, b) => b[1] - a[1])[0] as [string, number];
+    expect(largest[1]).toBeGreaterThanOrEqual(1000);
+    const index = [...Array(world.companies).keys()].find((i) => world.company(i).company_id === largest[0]) as number;
+    expect(world.company(index).staff_count).toBeGreaterThanOrEqual(largest[1]);
+  });
+});
