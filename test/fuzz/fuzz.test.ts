@@ -14,16 +14,16 @@
 import fc from 'fast-check';
 import type supertest from 'supertest';
 import { contractProblems } from '../helpers/contractValidator';
-import { useHarness } from '../helpers/harness';
-import { identifierPool, type IdentifierPool } from '../helpers/identifierPool';
+import { createHarness, type Harness } from '../helpers/harness';
+import { identifierPool, isolatedDatabase, type IdentifierPool } from '../helpers/identifierPool';
 import { fuzzOperations, invalidRequest, validRequest, type FuzzOperation, type FuzzRequest } from './requests';
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 50);
 process.stdout.write(`fuzz: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} (set them to reproduce or scale this run)\n`);
 
-// Windows far above the budget: the fuzzer tests the contract, not the rate limiter.
-const h = useHarness({ workspaceRateLimit: 100_000_000, config: { anonymousRateLimit: 100_000_000 } });
+let h: Harness;
+let db: { url: string; drop(): Promise<void> };
 let pool: IdentifierPool = {};
 let key = '';
 const started = Date.now();
@@ -31,14 +31,20 @@ const stats = new Map<string, Map<string, number>>();
 let cases = 0;
 
 beforeAll(async () => {
+  // A database of its own: the seeded world must not change what other test files see.
+  db = await isolatedDatabase('fuzz');
+  // Windows far above the budget: the fuzzer tests the contract, not the rate limiter.
+  h = await createHarness({ databaseUrl: db.url, config: { anonymousRateLimit: 100_000_000 } });
+  key = (await h.workspace({ rateLimit: 100_000_000 })).key;
   const world = await identifierPool(h.knex, SEED);
   pool = world.values;
-  key = h.key();
   const sizes = Object.entries(pool).map(([k, v]) => `${k}=${v.length}`).join(' ');
   process.stdout.write(`fuzz: identifier pool ${world.seededLake ? '(lake seeded) ' : '(no lake loader yet) '}${sizes || 'empty'}\n`);
 });
 
-afterAll(() => {
+afterAll(async () => {
+  await h?.close();
+  await db?.drop();
   const seconds = (Date.now() - started) / 1000;
   const lines = [...stats].map(([op, byStatus]) => `  ${op}: ${[...byStatus].map(([s, n]) => `${s}×${n}`).join(' ')}`);
   process.stdout.write(`fuzz: ${cases} cases over ${stats.size} operations in ${seconds.toFixed(1)} s (FUZZ_SEED=${SEED}, FUZZ_RUNS=${RUNS})\n${lines.join('\n')}\n`);

@@ -35,15 +35,16 @@ export function testDatabaseUrl(): string {
   return url;
 }
 
-export async function createHarness(opts: { config?: Partial<Config>; redis?: Redis } = {}): Promise<Harness> {
+export async function createHarness(opts: { config?: Partial<Config>; redis?: Redis; databaseUrl?: string } = {}): Promise<Harness> {
   const config: Config = { ...loadConfig({}), logLevel: 'silent', ...opts.config };
-  const knex = createKnex(testDatabaseUrl(), 5);
+  const dbUrl = opts.databaseUrl ?? testDatabaseUrl();
+  const knex = createKnex(dbUrl, 5);
   const app = await createApp({
     config,
     knex,
     logger: createLogger('silent'),
     redis: opts.redis,
-    databaseUrl: testDatabaseUrl(),
+    databaseUrl: dbUrl,
   });
   // In proxy mode (`npm run test:proxy`) requests go through Prism's validating proxy to the app
   // listening on loopback (see prismProxy.ts); otherwise straight to app.callback().

@@ -12,12 +12,15 @@
  * Keys: person.{id,username,network_url}, company.{id,username,network_url,company_id,name},
  * monitor.id, school. Values are strings; callers check them against the parameter schema.
  */
+import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import { createKnex, dropDatabase, ensureDatabase, migrateLatest } from '../../src/db/knex';
+import { databaseUrl } from '../../src/db/embedded';
 
 export type IdentifierPool = Record<string, string[]>;
 
 const PER_COLUMN = 25;
-const COLUMNS = ['id', 'username', 'network_url', 'company_id', 'name', 'school', 'school_name'];
+const COLUMNS = ['id', 'username', 'network_url', 'company_id', 'name', 'school', 'school_name', 'record'];
 
 /** Seeds the lake when the loader exists; returns whether it did. */
 async function seedWorld(knex: Knex, seed: number): Promise<boolean> {
@@ -31,6 +34,25 @@ async function seedWorld(knex: Knex, seed: number): Promise<boolean> {
   if (!loader.seedLake) return false;
   await loader.seedLake(knex, { persons: 120, companies: 30, seed });
   return true;
+}
+
+/**
+ * A migrated database of its own next to the run's database (same server), so a seeded world never
+ * changes what other test files running at the same time see.
+ */
+export async function isolatedDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = process.env.TEST_ADMIN_DATABASE_URL;
+  if (!adminUrl) throw new Error('TEST_ADMIN_DATABASE_URL is not set: run tests through jest (globalSetup sets it)');
+  const name = `${process.env.TEST_DATABASE_NAME ?? 'enrich_test'}_${label}_${randomBytes(3).toString('hex')}`.slice(0, 63);
+  await ensureDatabase(adminUrl, name);
+  const url = databaseUrl(adminUrl, name);
+  const knex = createKnex(url, 1);
+  try {
+    await migrateLatest(knex);
+  } finally {
+    await knex.destroy();
+  }
+  return { url, drop: () => dropDatabase(adminUrl, name) };
 }
 
 function areaOf(table: string): 'person' | 'company' | 'monitor' | undefined {
@@ -49,7 +71,15 @@ export async function identifierPool(knex: Knex, seed: number): Promise<{ values
     .where('table_schema', knex.raw('current_schema()'))
     .whereIn('column_name', COLUMNS)) as { table_name: string; column_name: string }[];
   const pool: IdentifierPool = {};
+  // Profile URLs live inside the stored record (a jsonb `record` column) rather than in a column.
+  for (const table of new Set(rows.filter((r) => r.column_name === 'record').map((r) => r.table_name))) {
+    const area = areaOf(table);
+    if (area !== 'person' && area !== 'company') continue;
+    const urls = (await knex(table).select(knex.raw("record->>'network_url' as url")).whereRaw("record->>'network_url' is not null").orderBy('id').limit(PER_COLUMN)) as { url: string }[];
+    (pool[`${area}.network_url`] ??= []).push(...urls.map((u) => u.url));
+  }
   for (const { table_name: table, column_name: column } of rows) {
+    if (column === 'record') continue;
     const area = areaOf(table);
     const key = column.startsWith('school') ? 'school' : area ? `${area}.${column}` : undefined;
     if (!key) continue;
