@@ -16,7 +16,8 @@ export interface paths {
          * Check liveness
          * @description Liveness probe for load balancers and uptime checks. Needs no API key and takes no parameters. It
          *     answers 200 `{ok: true}` when the instance can serve requests (its database answers), and 500
-         *     `INTERNAL_ERROR` otherwise.
+         *     `INTERNAL_ERROR` otherwise. Like every operation it refuses unknown query parameters with 400
+         *     `VALIDATION_ERROR`.
          *
          *     Unauthenticated requests are counted against a per-client-address window, which is what
          *     `quotas.rate_limit.workspace` and the rate-limit headers describe here; the health check never
