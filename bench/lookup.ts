@@ -8,6 +8,7 @@
  * PostgreSQL under ENRICH_DATA_DIR) and is built once, then reused while its size and seed match.
  * Options: --persons=1000000 --companies=100000 --rounds=5 --seconds=10 --connections=32
  */
+import type autocannon from 'autocannon';
 import { loadConfig } from '../src/config';
 import { createKnex, ensureDatabase, migrateLatest, type Knex } from '../src/db/knex';
 import { databaseUrl, startEmbeddedPostgres } from '../src/db/embedded';
@@ -84,9 +85,9 @@ async function main() {
   const bare = await startServerProcess('barePersonLookup.ts', env);
   // Each connection walks the sample from its own offset, so requests spread over the whole lake.
   let next = 0;
-  const requests = [
+  const requests: autocannon.Request[] = [
     {
-      setupRequest: (req: Record<string, unknown>) => ({
+      setupRequest: (req) => ({
         ...req,
         path: `/api/v1/person?username=${encodeURIComponent(usernames[next++ % usernames.length])}`,
       }),

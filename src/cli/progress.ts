@@ -24,13 +24,19 @@ export function createProgress(label: string, total: number, quiet = false): Pro
       Presets.shades_classic,
     );
     bar.start(total, 0, { detail: '' });
+    let stopped = false;
     return {
       update: (done, detail = '') => bar.update(Math.min(done, total), { detail }),
-      stop: () => bar.stop(),
+      stop() {
+        if (stopped) return;
+        stopped = true;
+        bar.stop();
+      },
     };
   }
   const started = Date.now();
-  let last = 0;
+  let last = started;
+  let stopped = false;
   const line = (done: number, detail: string) => {
     const seconds = (Date.now() - started) / 1000;
     const rate = Math.round(done / Math.max(seconds, 0.001));
@@ -48,6 +54,10 @@ export function createProgress(label: string, total: number, quiet = false): Pro
         line(done, detail);
       }
     },
-    stop: () => line(lastDone, lastDetail),
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      line(lastDone, lastDetail);
+    },
   };
 }

@@ -84,7 +84,18 @@ async function openLines(file: string): Promise<{ lines: AsyncIterable<string>; 
 export async function importFile(db: Knex, options: ImportOptions): Promise<ImportReport> {
   const started = Date.now();
   const batchSize = options.batchSize ?? 1000;
-  const { lines, bytesRead, totalBytes } = await openLines(options.file);
+  // --strict writes everything in one transaction, so an invalid line anywhere leaves nothing behind.
+  const trx = options.strict ? await db.transaction() : undefined;
+  let opened: Awaited<ReturnType<typeof openLines>>;
+  try {
+    opened = await openLines(options.file);
+  } catch (err) {
+    await trx?.rollback().catch(() => undefined);
+    throw err;
+  }
+  // No await may come between here and the loop: readline emits lines from the moment it exists,
+  // and lines emitted before the loop starts iterating would be lost.
+  const { lines, bytesRead, totalBytes } = opened;
   const report: ImportReport = {
     kind: options.kind,
     file: options.file,
@@ -106,8 +117,6 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
       totalBytes,
     });
 
-  // --strict writes everything in one transaction, so an invalid line anywhere leaves nothing behind.
-  const trx = options.strict ? await db.transaction() : undefined;
   const target = trx ?? db;
   let pending: Promise<void> = Promise.resolve();
   let batch: object[] = [];

@@ -59,6 +59,14 @@ describe('enrich serve --demo (npm start)', () => {
     await assertInContract('GET', '/api/v1/account', { status: res.status, headers: Object.fromEntries(res.headers), body });
     expect(res.status).toBe(200);
     expect(body.data.workspace.name).toBe('demo');
+    // The empty lake got a demo world before the server listened; the printed person line works.
+    expect(first.output()).toMatch(/demo world loaded/);
+    const [, personUrl] = first.output().match(/"(http:\/\/127\.0\.0\.1:[0-9]+\/api\/v1\/person\?username=[^"]+)"/)!;
+    const person = await fetch(personUrl, { headers: { Authorization: `Bearer ${key}` } });
+    const personBody = (await person.json()) as { data: { username: string; positions: unknown[] } };
+    await assertInContract('GET', '/api/v1/person', { status: person.status, headers: Object.fromEntries(person.headers), body: personBody });
+    expect(person.status).toBe(200);
+    expect(personBody.data.positions.length).toBeGreaterThan(0);
     expect(await stop(first.child)).toBe(0);
     expect(first.output()).toContain('stopped');
     expect(fs.existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
@@ -66,6 +74,7 @@ describe('enrich serve --demo (npm start)', () => {
     // Second start: same data, no new key printed, the old key still works.
     const second = start(env);
     await second.waitFor(/already exists/);
+    expect(second.output()).not.toMatch(/demo world loaded/);
     const again = await fetch(`${url}/api/v1/account`, { headers: { Authorization: `Bearer ${key}` } });
     expect(again.status).toBe(200);
     expect(second.output()).not.toMatch(/ik_live_[A-Za-z0-9]{32}/);
