@@ -59,14 +59,14 @@ describe('proxy run (prism proxy --errors between the tests and the app)', () =>
     answer = { status: 200, body: { data: { unexpected: true }, ...envelope } };
     const res = await get('/api/v1/person?username=x');
     expect(res.status).toBe(599);
-    expect((await res.json()).error).toMatch(/response outside the contract/);
+    expect(((await res.json()) as { error: string }).error).toMatch(/response outside the contract/);
   });
 
   it('fails when the app accepts a request Prism refuses', async () => {
     answer = { status: 200, body: { ok: true, ...envelope } };
     const res = await get('/api/v1/person?id=not-a-uuid');
     expect(res.status).toBe(599);
-    expect((await res.json()).error).toMatch(/Prism refused the request .* but the server answered 200/);
+    expect(((await res.json()) as { error: string }).error).toMatch(/Prism refused the request .* but the server answered 200/);
   });
 
   it("relays the app's own 501 (Prism would mock instead)", async () => {
