@@ -1,7 +1,8 @@
 /**
  * npm run bench:lookup — GET /api/v1/person?username= on a 1,000,000-person / 100,000-company lake,
  * through the full stack (auth, rate limit lifted for the bench workspace, validation, envelope),
- * next to a bare node:http + pg server running the single query that returns the same record.
+ * next to a bare node:http + pg server running the single query that returns the same record (and
+ * a variant of it using a prepared statement, as our lookups do, so the gain of that is visible).
  * Rounds alternate between the two; figures are medians.
  *
  * The lake lives in its own database `enrich_bench` (on DATABASE_URL's server, or the embedded
@@ -83,6 +84,7 @@ async function main() {
   const env = { DATABASE_URL: db.url };
   const full = await startServerProcess('fullStack.ts', env);
   const bare = await startServerProcess('barePersonLookup.ts', env);
+  const barePrepared = await startServerProcess('barePersonLookup.ts', { ...env, BARE_PREPARED: '1' });
   // Each connection walks the sample from its own offset, so requests spread over the whole lake.
   let next = 0;
   const requests: autocannon.Request[] = [
@@ -94,18 +96,21 @@ async function main() {
     },
   ];
   const headers = { authorization: `Bearer ${key}` };
-  const results: Record<'full' | 'bare', Round[]> = { full: [], bare: [] };
+  const results: Record<'full' | 'bare' | 'barePrepared', Round[]> = { full: [], bare: [], barePrepared: [] };
   try {
     await measure(full.url, { seconds: 3, connections, headers, requests });
     await measure(bare.url, { seconds: 3, connections, headers, requests });
+    await measure(barePrepared.url, { seconds: 3, connections, headers, requests });
     for (let i = 0; i < rounds; i++) {
       results.full.push(await measure(full.url, { seconds, connections, headers, requests }));
       results.bare.push(await measure(bare.url, { seconds, connections, headers, requests }));
+      results.barePrepared.push(await measure(barePrepared.url, { seconds, connections, headers, requests }));
       process.stderr.write(`round ${i + 1}/${rounds} done\n`);
     }
   } finally {
     await full.stop();
     await bare.stop();
+    await barePrepared.stop();
     await db.stop();
   }
   const med = (r: Round[], f: (x: Round) => number) => median(r.map(f));
@@ -113,14 +118,18 @@ async function main() {
     `${name.padEnd(30)} ${med(r, (x) => x.requestsPerSecond).toFixed(0).padStart(7)} req/s   p50 ${med(r, (x) => x.p50).toFixed(1)} ms   p99 ${med(r, (x) => x.p99).toFixed(1)} ms   non-2xx ${r.reduce((s, x) => s + x.non2xx, 0)}   errors ${r.reduce((s, x) => s + x.errors, 0)}`;
   const ratio = med(results.full, (x) => x.requestsPerSecond) / med(results.bare, (x) => x.requestsPerSecond);
   const p99Ratio = med(results.full, (x) => x.p99) / Math.max(med(results.bare, (x) => x.p99), 0.001);
+  const preparedRatio =
+    med(results.full, (x) => x.requestsPerSecond) / med(results.barePrepared, (x) => x.requestsPerSecond);
   process.stdout.write(
     [
       `GET /api/v1/person?username= over ${persons} persons / ${companies} companies, ${usernames.length} distinct usernames,`,
       `${connections} connections, ${rounds} alternating rounds of ${seconds}s (medians)`,
       row('full stack', results.full),
       row('bare node:http + pg', results.bare),
+      row('bare, prepared statement', results.barePrepared),
       `ratio full/bare requests/s: ${ratio.toFixed(3)} (aim >= 0.75)`,
       `ratio full/bare p99: ${p99Ratio.toFixed(2)} (aim < 2)`,
+      `ratio full/bare-prepared requests/s: ${preparedRatio.toFixed(3)} (the same query plan on both sides)`,
       '',
     ].join('\n'),
   );

@@ -1,5 +1,6 @@
 /** The companies table; lake columns derived from the stored record in SQL, one statement per batch. */
 import type { Knex } from 'knex';
+import { preparedQuery } from '../knex';
 import type { components } from '../../../generated/types';
 import type { CompanyKey } from '../../domain/lake/identifiers';
 
@@ -10,6 +11,18 @@ const KEY_COLUMN: Record<CompanyKey['by'], string> = { id: 'id', username: 'user
 export async function findCompanyRecord(db: Knex, key: CompanyKey): Promise<CompanyRecord | undefined> {
   const row = await db('companies').where(KEY_COLUMN[key.by], key.value).first('record');
   return row?.record;
+}
+
+/** The stored record as JSON text, for responses that pass it through unparsed. */
+export async function findCompanyJson(db: Knex, key: CompanyKey): Promise<string | undefined> {
+  const column = KEY_COLUMN[key.by];
+  const rows = await preparedQuery<{ record: string }>(
+    db,
+    `company_json_by_${column}`,
+    `select record::text as record from companies where ${column} = $1`,
+    [key.value],
+  );
+  return rows[0]?.record;
 }
 
 export async function findCompanyFreshness(

@@ -3,6 +3,7 @@
  * derived here from the stored record, in SQL, in one statement per batch.
  */
 import type { Knex } from 'knex';
+import { preparedQuery } from '../knex';
 import type { components } from '../../../generated/types';
 import type { PersonKey } from '../../domain/lake/identifiers';
 
@@ -18,6 +19,18 @@ const KEY_COLUMN: Record<PersonKey['by'], string> = {
 export async function findPersonRecord(db: Knex, key: PersonKey): Promise<PersonRecord | undefined> {
   const row = await db('persons').where(KEY_COLUMN[key.by], key.value).first('record');
   return row?.record;
+}
+
+/** The stored record as JSON text, for responses that pass it through unparsed. */
+export async function findPersonJson(db: Knex, key: PersonKey): Promise<string | undefined> {
+  const column = KEY_COLUMN[key.by];
+  const rows = await preparedQuery<{ record: string }>(
+    db,
+    `person_json_by_${column}`,
+    `select record::text as record from persons where ${column} = $1`,
+    [key.value],
+  );
+  return rows[0]?.record;
 }
 
 export async function findPersonFreshness(db: Knex, key: PersonKey): Promise<{ id: string; fetched_at: Date } | undefined> {

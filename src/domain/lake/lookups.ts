@@ -3,8 +3,8 @@
  * identifier was withdrawn (451) rather than never indexed (404).
  */
 import type { Knex } from 'knex';
-import { findCompanyFreshness, findCompanyRecord, type CompanyRecord } from '../../db/repositories/companies';
-import { findPersonFreshness, findPersonRecord, type PersonRecord } from '../../db/repositories/persons';
+import { findCompanyFreshness, findCompanyJson } from '../../db/repositories/companies';
+import { findPersonFreshness, findPersonJson } from '../../db/repositories/persons';
 import { notFound } from '../errors';
 import type { CompanyKey, PersonKey } from './identifiers';
 import { assertNotWithdrawn } from './suppression';
@@ -15,15 +15,16 @@ export interface RecordCheck {
   fetched_at: string | null;
 }
 
-export async function getPersonRecord(db: Knex, key: PersonKey): Promise<PersonRecord> {
-  const record = await findPersonRecord(db, key);
+/** The record as stored, as JSON text (callers that only pass it on need not parse it). */
+export async function getPersonJson(db: Knex, key: PersonKey): Promise<string> {
+  const record = await findPersonJson(db, key);
   if (record) return record;
   await assertNotWithdrawn(db, 'person', key);
   throw notFound('No person with this identifier is indexed in the data lake.');
 }
 
-export async function getCompanyRecord(db: Knex, key: CompanyKey): Promise<CompanyRecord> {
-  const record = await findCompanyRecord(db, key);
+export async function getCompanyJson(db: Knex, key: CompanyKey): Promise<string> {
+  const record = await findCompanyJson(db, key);
   if (record) return record;
   await assertNotWithdrawn(db, 'company', key);
   throw notFound('No company with this identifier is indexed in the data lake.');

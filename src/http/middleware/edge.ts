@@ -11,6 +11,7 @@ import type { QuotaState, RateLimits } from '../../domain/ratelimit/rateLimits';
 import { clientAddress } from '../clientAddress';
 import type { RequestState } from '../state';
 import { rateLimitHeaders } from '../rateLimitHeaders';
+import { RawJson, spliceData } from '../rawJson';
 
 export interface EdgeDeps {
   logger: Logger;
@@ -39,14 +40,20 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
     if (!ctx.state.raw && isPlainObject(ctx.body)) {
       const quotas = ctx.state.quotas ?? (await anonymousQuotas(deps, clientAddress(ctx)));
       for (const [name, value] of Object.entries(rateLimitHeaders(quotas, deps.rateLimits.windowSeconds))) ctx.set(name, value);
-      ctx.body = {
-        ...ctx.body,
+      const { data, ...rest } = ctx.body;
+      const envelope = {
         quotas: serializeQuotas(quotas),
         metadata: {
           request_id: ctx.state.requestId,
           execution_ms: Number((process.hrtime.bigint() - ctx.state.startedAt) / 1_000_000n),
         },
       };
+      if (data instanceof RawJson) {
+        ctx.body = spliceData(data, { ...rest, ...envelope });
+        ctx.type = 'application/json; charset=utf-8';
+      } else {
+        ctx.body = { ...ctx.body, ...envelope };
+      }
     }
     if (deps.logger.isLevelEnabled('debug')) {
       deps.logger.debug(

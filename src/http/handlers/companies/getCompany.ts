@@ -1,12 +1,9 @@
 import { companyKeyFromQuery } from '../../../domain/lake/identifiers';
-import { getCompanyRecord } from '../../../domain/lake/lookups';
-import type { HandlerDeps, OperationHandler, ResponseBody } from '../types';
+import { getCompanyJson } from '../../../domain/lake/lookups';
+import { RawJson } from '../../rawJson';
+import type { HandlerDeps, OperationHandler } from '../types';
 
+/** Answers the stored CompanyResult unparsed; tests validate it against the contract like any response. */
 export const getCompany =
   (deps: HandlerDeps): OperationHandler =>
-  async (req) => {
-    const body: ResponseBody<'getCompany', 200> = {
-      data: await getCompanyRecord(deps.knex, companyKeyFromQuery(req.query)),
-    };
-    return { body };
-  };
+  async (req) => ({ body: { data: new RawJson(await getCompanyJson(deps.knex, companyKeyFromQuery(req.query))) } });

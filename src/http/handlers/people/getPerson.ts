@@ -1,10 +1,9 @@
 import { personKeyFromQuery } from '../../../domain/lake/identifiers';
-import { getPersonRecord } from '../../../domain/lake/lookups';
-import type { HandlerDeps, OperationHandler, ResponseBody } from '../types';
+import { getPersonJson } from '../../../domain/lake/lookups';
+import { RawJson } from '../../rawJson';
+import type { HandlerDeps, OperationHandler } from '../types';
 
+/** Answers the stored PersonResult unparsed; tests validate it against the contract like any response. */
 export const getPerson =
   (deps: HandlerDeps): OperationHandler =>
-  async (req) => {
-    const body: ResponseBody<'getPerson', 200> = { data: await getPersonRecord(deps.knex, personKeyFromQuery(req.query)) };
-    return { body };
-  };
+  async (req) => ({ body: { data: new RawJson(await getPersonJson(deps.knex, personKeyFromQuery(req.query))) } });
