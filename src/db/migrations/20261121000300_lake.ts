@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 /**
  * The data lake. Each profile is stored whole as the contract's record (`record`, served as is: one
  * indexed query per lookup), next to the few columns that identify it or that later queries filter
- * and join on. Those columns are derived from `record` by the writer (repositories/lake.ts), never
+ * and join on. `record` is `json`, not `jsonb`: it keeps the record's text exactly (the contract's
+ * field order, compact), so a lookup returns it without a conversion; queries use the columns. Those columns are derived from `record` by the writer (repositories/lake.ts), never
  * set independently, so the two cannot drift apart.
  */
 export async function up(knex: Knex): Promise<void> {
@@ -28,7 +29,7 @@ export async function up(knex: Knex): Promise<void> {
       hq_city text,
       founded_year integer,
       fetched_at timestamptz not null,
-      record jsonb not null
+      record json not null
     );
 
     create table persons (
@@ -46,7 +47,7 @@ export async function up(knex: Knex): Promise<void> {
       geo_city text,
       current_started_on date,                  -- start of the current position (job changes, hiring signals)
       fetched_at timestamptz not null,
-      record jsonb not null
+      record json not null
     );
     -- Kept and indexed so that a withdrawal or a future lookup by them never scans.
     create index persons_network_id on persons (network_id) where network_id is not null;

@@ -59,8 +59,8 @@ export async function upsertCompanies(trx: Knex.Transaction, records: readonly C
        founded_year, fetched_at, record)
      select (r->>'id')::uuid, (r->>'company_id')::bigint, lower(r->>'username'), r->>'name',
        array(select jsonb_array_elements_text(r->'industries')), (r->>'staff_count')::int,
-       upper(r->>'hq_country_code'), r->>'hq_city', (r->>'founded_year')::int, (r->>'fetched_at')::timestamptz, r
-     from jsonb_array_elements(?::jsonb) r
+       upper(r->>'hq_country_code'), r->>'hq_city', (r->>'founded_year')::int, (r->>'fetched_at')::timestamptz, doc
+     from (select e::jsonb as r, e as doc from json_array_elements(?::json) e) input
      on conflict (id) do update set
        company_id = excluded.company_id, username = excluded.username, name = excluded.name,
        industries = excluded.industries, staff_count = excluded.staff_count,

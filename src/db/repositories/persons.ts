@@ -59,9 +59,9 @@ export async function upsertPersons(trx: Knex.Transaction, records: readonly Per
   await trx.raw('delete from person_positions where person_id = any(?::uuid[])', [ids]);
   await trx.raw('delete from person_educations where person_id = any(?::uuid[])', [ids]);
   // One statement, so the batch's JSON is parsed once (parsing is most of the cost) and shared by
-  // the three inserts through a materialized CTE.
+  // the three inserts through a materialized CTE: `r` to read fields from, `doc` the text to store.
   await trx.raw(
-    `with input as materialized (select r from jsonb_array_elements(?::jsonb) r),
+    `with input as materialized (select e::jsonb as r, e as doc from json_array_elements(?::json) e),
      upserted as (
        insert into persons (id, username, network_id, network_urn, full_name, current_title, current_company,
          current_company_id, current_company_industry, seniority, geo_country_code, geo_city,
@@ -71,7 +71,7 @@ export async function upsertPersons(trx: Knex.Transaction, records: readonly Per
          r->>'current_company_industry', r->>'seniority', upper(r->>'geo_country_code'), r->>'geo_city',
          (select lake_date((p->>'startYear')::int, (p->>'startMonth')::int)
             from jsonb_array_elements(r->'positions') p where (p->>'isCurrent')::boolean limit 1),
-         (r->>'fetched_at')::timestamptz, r
+         (r->>'fetched_at')::timestamptz, doc
        from input
        on conflict (id) do update set
          username = excluded.username, network_id = excluded.network_id, network_urn = excluded.network_urn,

@@ -15,6 +15,8 @@ describe('GET /person', () => {
     const res = await get(`username=${priya.username}`);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual(priya);
+    // Stored as the record's own text: fields come back in the contract's order, not re-sorted.
+    expect(Object.keys(res.body.data)).toEqual(Object.keys(priya));
   });
 
   it('username is case-insensitive', async () => {
