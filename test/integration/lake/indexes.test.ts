@@ -7,7 +7,7 @@ import { useHarness } from '../../helpers/harness';
 
 const h = useHarness();
 
-async function planOf(sql: string, value: unknown): Promise<string[]> {
+async function planOf(sql: string, value: string | number): Promise<string[]> {
   return h.knex.transaction(async (trx) => {
     await trx.raw('set local enable_seqscan = off');
     const { rows } = await trx.raw(`explain (format json) ${sql}`, [value]);
