@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import type { Knex } from 'knex';
-import { createWorld, type WorldOptions } from '../world';
+import { createWorld, type World, type WorldOptions } from '../world';
 import type { LakeKind } from './suppression';
 import { writeRecords } from './writer';
 
@@ -25,6 +25,16 @@ export interface SeedReport {
 }
 
 const BATCH = 1000;
+
+function seedReport(world: World, started: number): SeedReport {
+  return {
+    companies: world.companies,
+    persons: world.persons,
+    seed: world.seed,
+    as_of: world.asOf.toISOString(),
+    elapsed_ms: Date.now() - started,
+  };
+}
 
 function* batches<T>(items: Iterable<T>, size: number): Generator<T[]> {
   let batch: T[] = [];
@@ -60,13 +70,7 @@ export async function seedLake(
   };
   await load('company', world.companyRecords(), world.companies);
   await load('person', world.personRecords(), world.persons);
-  return {
-    companies: world.companies,
-    persons: world.persons,
-    seed: world.seed,
-    as_of: world.asOf.toISOString(),
-    elapsed_ms: Date.now() - started,
-  };
+  return seedReport(world, started);
 }
 
 /** Writes `companies.ndjson` and `persons.ndjson` into `dir`, ready for `enrich import`. */
@@ -94,12 +98,5 @@ export async function writeWorldFiles(
   };
   await writeFile('company', 'companies.ndjson', world.companyRecords(), world.companies);
   await writeFile('person', 'persons.ndjson', world.personRecords(), world.persons);
-  return {
-    companies: world.companies,
-    persons: world.persons,
-    seed: world.seed,
-    as_of: world.asOf.toISOString(),
-    elapsed_ms: Date.now() - started,
-    files,
-  };
+  return { ...seedReport(world, started), files };
 }
