@@ -88,7 +88,12 @@ export async function startEmbeddedPostgres(opts: {
   });
   if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) {
     fs.mkdirSync(path.dirname(dir), { recursive: true });
-    if (runsAsRoot()) allowTraversal(path.dirname(dir));
+    if (runsAsRoot()) {
+      // The postgres user must reach both its data directory and the binaries in node_modules,
+      // whichever private directory (a `mktemp -d` checkout, say) the project was cloned into.
+      allowTraversal(path.dirname(dir));
+      allowTraversal(PROJECT_ROOT);
+    }
     await server.initialise();
   }
   try {
@@ -131,12 +136,18 @@ function runsAsRoot(): boolean {
 }
 
 /**
- * As root, PostgreSQL runs as the `postgres` user, which must be able to reach its data directory:
- * the data root gets the execute (traverse) bit for others, not read, so nothing becomes listable.
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to reach its data directory
+ * and its binaries: `dir` and each of its ancestors get the execute (traverse) bit for others, not
+ * read, so nothing becomes listable.
  */
+const PROJECT_ROOT = path.resolve(__dirname, '../..');
+
 function allowTraversal(dir: string): void {
-  const mode = fs.statSync(dir).mode;
-  if ((mode & 0o001) === 0) fs.chmodSync(dir, mode | 0o001);
+  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
+    const mode = fs.statSync(current).mode;
+    if ((mode & 0o001) === 0) fs.chmodSync(current, mode | 0o001);
+    if (path.dirname(current) === current) return;
+  }
 }
 
 /** A port on loopback that nothing listens on right now. */
