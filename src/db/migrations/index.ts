@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import * as platform from './20261121000100_platform';
 import * as realtimeUsage from './20261121000200_realtime_usage';
 import * as lake from './20261121000300_lake';
+import * as search from './20261121000400_search';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '20261121000100_platform': platform,
   '20261121000200_realtime_usage': realtimeUsage,
   '20261121000300_lake': lake,
+  '20261121000400_search': search,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -59,16 +59,18 @@ export async function upsertCompanies(trx: Knex.Transaction, records: readonly C
   await trx.raw(
     `with input as materialized (select e::jsonb as r, e as doc from json_array_elements(?::json) e)
      insert into companies (id, company_id, username, name, industries, staff_count, hq_country_code, hq_city,
-       founded_year, fetched_at, record)
+       founded_year, fetched_at, industries_lower, search_words, record)
      select (r->>'id')::uuid, (r->>'company_id')::bigint, lower(r->>'username'), r->>'name',
        array(select jsonb_array_elements_text(r->'industries')), (r->>'staff_count')::int,
-       upper(r->>'hq_country_code'), r->>'hq_city', (r->>'founded_year')::int, (r->>'fetched_at')::timestamptz, doc
+       upper(r->>'hq_country_code'), r->>'hq_city', (r->>'founded_year')::int, (r->>'fetched_at')::timestamptz,
+       array(select lower(x) from jsonb_array_elements_text(r->'industries') x), lake_company_words(r), doc
      from input
      on conflict (id) do update set
        company_id = excluded.company_id, username = excluded.username, name = excluded.name,
        industries = excluded.industries, staff_count = excluded.staff_count,
        hq_country_code = excluded.hq_country_code, hq_city = excluded.hq_city,
-       founded_year = excluded.founded_year, fetched_at = excluded.fetched_at, record = excluded.record`,
+       founded_year = excluded.founded_year, fetched_at = excluded.fetched_at,
+       industries_lower = excluded.industries_lower, search_words = excluded.search_words, record = excluded.record`,
     [JSON.stringify(records)],
   );
 }

@@ -65,13 +65,14 @@ export async function upsertPersons(trx: Knex.Transaction, records: readonly Per
      upserted as (
        insert into persons (id, username, network_id, network_urn, full_name, current_title, current_company,
          current_company_id, current_company_industry, seniority, geo_country_code, geo_city,
-         current_started_on, fetched_at, record)
+         current_started_on, fetched_at, skills, previous_company_id, previous_company, changed_employer, record)
        select (r->>'id')::uuid, lower(r->>'username'), r->>'network_id', r->>'network_urn', r->>'full_name',
          r->>'current_title', r->>'current_company', lake_bigint(r->>'current_company_id'),
          r->>'current_company_industry', r->>'seniority', upper(r->>'geo_country_code'), r->>'geo_city',
          (select lake_date((p->>'startYear')::int, (p->>'startMonth')::int)
             from jsonb_array_elements(r->'positions') p where (p->>'isCurrent')::boolean limit 1),
-         (r->>'fetched_at')::timestamptz, doc
+         (r->>'fetched_at')::timestamptz, lake_skills(r), lake_bigint(lake_previous_position(r)->>'companyId'),
+         lake_previous_position(r)->>'companyName', coalesce(lake_changed_employer(r), false), doc
        from input
        on conflict (id) do update set
          username = excluded.username, network_id = excluded.network_id, network_urn = excluded.network_urn,
@@ -79,15 +80,25 @@ export async function upsertPersons(trx: Knex.Transaction, records: readonly Per
          current_company = excluded.current_company, current_company_id = excluded.current_company_id,
          current_company_industry = excluded.current_company_industry, seniority = excluded.seniority,
          geo_country_code = excluded.geo_country_code, geo_city = excluded.geo_city,
-         current_started_on = excluded.current_started_on, fetched_at = excluded.fetched_at, record = excluded.record
+         current_started_on = excluded.current_started_on, fetched_at = excluded.fetched_at, skills = excluded.skills,
+         previous_company_id = excluded.previous_company_id, previous_company = excluded.previous_company,
+         changed_employer = excluded.changed_employer, record = excluded.record
        returning 1),
      positions as (
-       insert into person_positions (person_id, ordinal, company_id, company_name, title, is_current, started_on, ended_on)
-       select (r->>'id')::uuid, p.ord - 1, lake_bigint(p.pos->>'companyId'), p.pos->>'companyName', p.pos->>'title',
-         coalesce((p.pos->>'isCurrent')::boolean, false),
-         lake_date((p.pos->>'startYear')::int, (p.pos->>'startMonth')::int),
-         lake_date((p.pos->>'endYear')::int, (p.pos->>'endMonth')::int)
-       from input, jsonb_array_elements(r->'positions') with ordinality p(pos, ord)
+       insert into person_positions (person_id, ordinal, company_id, company_name, title, is_current, started_on,
+         ended_on, latest_past)
+       -- latest_past: the newest ended position at a company the person does not work at now.
+       select person_id, ordinal, company_id, company_name, title, is_current, started_on, ended_on,
+         not is_current and company_id is not null
+           and row_number() over (partition by person_id, company_id, is_current order by ordinal) = 1
+           and not bool_or(is_current) over (partition by person_id, company_id)
+       from (
+         select (r->>'id')::uuid as person_id, (p.ord - 1)::smallint as ordinal, lake_bigint(p.pos->>'companyId') as company_id,
+           p.pos->>'companyName' as company_name, p.pos->>'title' as title,
+           coalesce((p.pos->>'isCurrent')::boolean, false) as is_current,
+           lake_date((p.pos->>'startYear')::int, (p.pos->>'startMonth')::int) as started_on,
+           lake_date((p.pos->>'endYear')::int, (p.pos->>'endMonth')::int) as ended_on
+         from input, jsonb_array_elements(r->'positions') with ordinality p(pos, ord)) x
        returning 1),
      educations as (
        insert into person_educations (person_id, ordinal, school_name)
