@@ -157,9 +157,6 @@ export interface paths {
          *     **Outcomes.** 404 `NOT_FOUND` when the subject is not indexed; 451 `DATA_SUBJECT_BLOCKED` when the
          *     subject was withdrawn under a privacy request. A subject with no similar people is a 200 with
          *     empty `results`.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         get: operations["listSimilarPeople"];
         put?: never;
@@ -181,7 +178,8 @@ export interface paths {
          * List a person's current colleagues
          * @description Lists the people whose current position is at the subject's current employer (same
          *     `current_company_id`), excluding the subject. Ordered by seniority band (c-level, vp, director,
-         *     manager, then no band), then by `full_name`, ties broken by `id`. A subject without a current
+         *     manager, then no band), then by `full_name` in code-point order (independent of any locale), ties broken
+         *     by `id`. A subject without a current
          *     employer has no colleagues: 200 with empty `results`. Profiles withdrawn under a privacy request
          *     are never included in any list.
          *
@@ -195,9 +193,6 @@ export interface paths {
          *
          *     **Outcomes.** 404 `NOT_FOUND` when the subject is not indexed; 451 `DATA_SUBJECT_BLOCKED` when the
          *     subject was withdrawn under a privacy request.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         get: operations["listColleagues"];
         put?: never;
@@ -218,8 +213,10 @@ export interface paths {
         /**
          * List recent job changes
          * @description Lists people whose current position started within the last `within_months` months (1-24, default
-         *     3) at a different employer than their previous position, with the change in `job_change`. A new
-         *     title at the same employer is not a job change.
+         *     3) at a different employer than their previous position, with the change in `job_change`. The
+         *     previous position is the newest ended one; employers are compared by company ID when both
+         *     positions have one, otherwise by name (case-insensitive). A new title at the same employer is not
+         *     a job change, and neither is a first job (no ended position).
          *
          *     Optionally narrowed to people who left a given employer: `previous_company_id` (exact), or
          *     `previous_company` (employer name, exact, case-insensitive) which is ignored when
@@ -231,9 +228,6 @@ export interface paths {
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
          *     the number of matches over all pages. A page past the last one returns empty `results`.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         get: operations["listJobChanges"];
         put?: never;
@@ -258,10 +252,16 @@ export interface paths {
          * @description Searches indexed people by attribute. All filters are optional and combine with AND; within an
          *     array-valued filter the values combine with OR. Text filters are case-insensitive.
          *
-         *     - `query` is full-text over name, title and company, and orders results by relevance. Without it,
-         *       results are ordered by most recently verified (`fetched_at` descending); ties are always broken
-         *       by `id`.
-         *     - `title` words are matched independently (OR) against the current title.
+         *     - `query` is full-text over name, title and company: every word must occur, as a whole word, in
+         *       one of them (web-search syntax: `"quoted phrase"`, `or`, `-word`). It orders results by
+         *       relevance, a name match weighing more than a title match, more than a company match. Without
+         *       it, results are ordered by most recently verified (`fetched_at` descending); ties are always
+         *       broken by `id`.
+         *     - `title` words are matched independently (OR) against the current title, each as a whole word:
+         *       the title is split into words at spaces and punctuation, so `engineer` matches `Senior
+         *       Engineer` and `Engineer, Platform` but not `Engineering Manager`.
+         *     - Words are compared case-insensitively and without stemming. A `query` or `title` with no word
+         *       in it is a 400.
          *     - `company_id` is preferred over `company` (ignored when both are given); the same holds for
          *       `past_company_id` over `past_company`.
          *     - `location` holds ISO 3166-1 alpha-2 country codes. A full country name is accepted but matches
@@ -278,9 +278,6 @@ export interface paths {
          *     **Validation.** An unknown body field, a wrong type or an out-of-range value is a 400
          *     `VALIDATION_ERROR` naming the field. The body must be `application/json` (415 otherwise) and at
          *     most 1 MiB (413 otherwise).
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         post: operations["searchPeople"];
         delete?: never;
@@ -376,9 +373,6 @@ export interface paths {
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
          *     the number of matches over all pages. A page past the last one returns empty `results`.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         get: operations["listAlumni"];
         put?: never;
@@ -481,9 +475,6 @@ export interface paths {
          *     **Validation.** An unknown body field, a wrong type or an out-of-range value is a 400
          *     `VALIDATION_ERROR` naming the field. The body must be `application/json` (415) and at most 1 MiB
          *     (413).
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         post: operations["searchCompanies"];
         delete?: never;
@@ -503,7 +494,8 @@ export interface paths {
          * List current employees of a company
          * @description Lists the indexed people whose current position is at the company (`current_company_id` equals
          *     `company_id`). Ordered by seniority band (c-level, vp, director, manager, then no band), then by
-         *     `full_name`, ties broken by `id`. Profiles withdrawn under a privacy request are never included in
+         *     `full_name` in code-point order (independent of any locale), ties broken
+         *     by `id`. Profiles withdrawn under a privacy request are never included in
          *     any list.
          *
          *     **Company.** `company_id` (required) is the numeric company ID. 404 `NOT_FOUND` when no company
@@ -512,9 +504,6 @@ export interface paths {
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
          *     the number of matches over all pages. A page past the last one returns empty `results`.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         get: operations["listCurrentEmployees"];
         put?: never;
@@ -535,8 +524,8 @@ export interface paths {
         /**
          * List past employees of a company
          * @description Lists the indexed people who held a position at the company that has ended and who do not
-         *     currently work there, with that position in `past_role` (the most recent one when there were
-         *     several). Ordered by the end date of `past_role`, newest first (unknown last), ties broken by
+         *     currently work there, with that position in `past_role` (the one that started last when there
+         *     were several). Ordered by the end date of `past_role`, newest first (unknown last), ties broken by
          *     `id`. Profiles withdrawn under a privacy request are never included in any list.
          *
          *     **Company.** `company_id` (required) is the numeric company ID. 404 `NOT_FOUND` when no company
@@ -545,9 +534,6 @@ export interface paths {
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
          *     the number of matches over all pages. A page past the last one returns empty `results`.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         get: operations["listPastEmployees"];
         put?: never;
@@ -574,9 +560,6 @@ export interface paths {
          *     `company_id` (required) is the numeric company ID. 404 `NOT_FOUND` when no company with that ID is
          *     indexed; 451 `DATA_SUBJECT_BLOCKED` when the company record was withdrawn. A known company with no
          *     indexed employees has all counts at 0. Withdrawn profiles are not counted.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         get: operations["getHeadcountBySeniority"];
         put?: never;
@@ -607,9 +590,6 @@ export interface paths {
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
          *     the number of matches over all pages. A page past the last one returns empty `results`.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         get: operations["listHiringSignals"];
         put?: never;
@@ -630,7 +610,8 @@ export interface paths {
         /**
          * List decision makers at a company
          * @description Lists the company's current employees in the `c-level`, `vp` and `director` seniority bands.
-         *     Ordered by band (c-level, vp, director), then by `full_name`, ties broken by `id`. Profiles
+         *     Ordered by band (c-level, vp, director), then by `full_name` in code-point order (independent of any locale), ties broken
+         *     by `id`. Profiles
          *     withdrawn under a privacy request are never included in any list.
          *
          *     **Company.** `company_id` (required) is the numeric company ID. 404 `NOT_FOUND` when no company
@@ -639,9 +620,6 @@ export interface paths {
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
          *     the number of matches over all pages. A page past the last one returns empty `results`.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         get: operations["listDecisionMakers"];
         put?: never;
@@ -1725,9 +1703,9 @@ export interface components {
         SeniorityFilter: components["schemas"]["Seniority"] | components["schemas"]["Seniority"][];
         /** @description People search filters. Every filter is optional and filters combine with AND; an empty object lists every indexed person. Unknown fields are rejected with 400. */
         SearchPeopleRequest: {
-            /** @description Full-text search over name, title and company. Orders the results by relevance; without it results are ordered by most recently verified (`fetched_at` descending). */
+            /** @description Full-text search over name, title and company: every word must occur as a whole word in one of them (web-search syntax: quoted phrases, `or`, `-word`). Orders the results by relevance (name over title over company); without it results are ordered by most recently verified (`fetched_at` descending). */
             query?: string;
-            /** @description Job title keywords; space-separated words are matched independently (OR) and case-insensitively against the current title. */
+            /** @description Job title keywords; space-separated words are matched independently (OR) and case-insensitively against the current title, each as a whole word of it (`engineer` does not match `Engineering`). */
             title?: string;
             /** @description Current company name, exact (case-insensitive) match. Ignored when `company_id` is given, which is preferred. */
             company?: string;
@@ -1938,7 +1916,7 @@ export interface components {
         };
         /** @description Company search filters. Every filter is optional and filters combine with AND; an empty object lists every indexed company. Unknown fields are rejected with 400, and so is a `_min` greater than its `_max`. */
         SearchCompaniesRequest: {
-            /** @description Full-text search over name, tagline, description and specialities. Orders the results by relevance; without it results are ordered by `staff_count` descending. */
+            /** @description Full-text search over name, tagline, description and specialities: every word must occur as a whole word in one of them (web-search syntax as in people search). Orders the results by relevance (a name match weighs most); without it results are ordered by `staff_count` descending. */
             query?: string;
             /** @description Company name, exact (case-insensitive) match. */
             name?: string;
@@ -2507,18 +2485,6 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The operation is described by the contract but not served by this release yet (`NOT_IMPLEMENTED`). Operations leave this state one by one as releases implement them. */
-        NotImplemented: {
-            headers: {
-                "x-request-id": components["headers"]["XRequestId"];
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorResponse"];
-            };
-        };
         /** @description The JSON body is larger than 1 MiB (`PAYLOAD_TOO_LARGE`). Split the request. */
         PayloadTooLarge: {
             headers: {
@@ -2533,6 +2499,18 @@ export interface components {
         };
         /** @description The body is not `application/json` (`UNSUPPORTED_MEDIA_TYPE`). Send `Content-Type: application/json`. */
         UnsupportedMediaType: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The operation is described by the contract but not served by this release yet (`NOT_IMPLEMENTED`). Operations leave this state one by one as releases implement them. */
+        NotImplemented: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -2896,7 +2874,6 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listColleagues: {
@@ -2953,7 +2930,6 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listJobChanges: {
@@ -3008,7 +2984,6 @@ export interface operations {
             402: components["responses"]["LicenseInactive"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     searchPeople: {
@@ -3044,7 +3019,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     bulkEnrichPeople: {
@@ -3161,7 +3135,6 @@ export interface operations {
             402: components["responses"]["LicenseInactive"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     getCompany: {
@@ -3298,7 +3271,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listCurrentEmployees: {
@@ -3345,7 +3317,6 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listPastEmployees: {
@@ -3392,7 +3363,6 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     getHeadcountBySeniority: {
@@ -3429,7 +3399,6 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listHiringSignals: {
@@ -3481,7 +3450,6 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listDecisionMakers: {
@@ -3528,7 +3496,6 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     enrichPersonRealtime: {

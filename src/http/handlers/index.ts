@@ -11,6 +11,17 @@ import { getHealth } from './health/getHealth';
 import { checkPerson } from './people/checkPerson';
 import { getPerson } from './people/getPerson';
 import { notImplemented } from './notImplemented';
+import { getHeadcountBySeniority } from './companies/getHeadcountBySeniority';
+import { listAlumni } from './institutions/listAlumni';
+import { listColleagues } from './people/listColleagues';
+import { listCurrentEmployees } from './companies/listCurrentEmployees';
+import { listDecisionMakers } from './companies/listDecisionMakers';
+import { listHiringSignals } from './companies/listHiringSignals';
+import { listJobChanges } from './people/listJobChanges';
+import { listPastEmployees } from './companies/listPastEmployees';
+import { listSimilarPeople } from './people/listSimilarPeople';
+import { searchCompanies } from './companies/searchCompanies';
+import { searchPeople } from './people/searchPeople';
 import type { HandlerDeps, OperationHandler, OperationId } from './types';
 
 /** Described by the contract, answered with 501 NOT_IMPLEMENTED until the issue that serves each lands. */
@@ -22,19 +33,8 @@ export const NOT_IMPLEMENTED_OPERATIONS = [
   'deleteMonitorById',
   'enrichCompanyRealtime',
   'enrichPersonRealtime',
-  'getHeadcountBySeniority',
   'getMonitor',
-  'listAlumni',
-  'listColleagues',
-  'listCurrentEmployees',
-  'listDecisionMakers',
-  'listHiringSignals',
-  'listJobChanges',
   'listMonitors',
-  'listPastEmployees',
-  'listSimilarPeople',
-  'searchCompanies',
-  'searchPeople',
 ] as const satisfies readonly OperationId[];
 
 type Implemented = Exclude<OperationId, (typeof NOT_IMPLEMENTED_OPERATIONS)[number]>;
@@ -47,6 +47,17 @@ export function operationHandlers(deps: HandlerDeps): Record<OperationId, Operat
     checkPerson: checkPerson(deps),
     getCompany: getCompany(deps),
     checkCompany: checkCompany(deps),
+    getHeadcountBySeniority: getHeadcountBySeniority(deps),
+    listAlumni: listAlumni(deps),
+    listColleagues: listColleagues(deps),
+    listCurrentEmployees: listCurrentEmployees(deps),
+    listDecisionMakers: listDecisionMakers(deps),
+    listHiringSignals: listHiringSignals(deps),
+    listJobChanges: listJobChanges(deps),
+    listPastEmployees: listPastEmployees(deps),
+    listSimilarPeople: listSimilarPeople(deps),
+    searchCompanies: searchCompanies(deps),
+    searchPeople: searchPeople(deps),
   };
   const pending = Object.fromEntries(NOT_IMPLEMENTED_OPERATIONS.map((id) => [id, notImplemented(id)]));
   return { ...implemented, ...pending } as Record<OperationId, OperationHandler>;

@@ -14,19 +14,8 @@ const EXPECTED_501 = [
   'deleteMonitorById',
   'enrichCompanyRealtime',
   'enrichPersonRealtime',
-  'getHeadcountBySeniority',
   'getMonitor',
-  'listAlumni',
-  'listColleagues',
-  'listCurrentEmployees',
-  'listDecisionMakers',
-  'listHiringSignals',
-  'listJobChanges',
   'listMonitors',
-  'listPastEmployees',
-  'listSimilarPeople',
-  'searchCompanies',
-  'searchPeople',
 ];
 
 const UUID = '3f2c1a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f';

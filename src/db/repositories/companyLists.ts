@@ -1,0 +1,56 @@
+/** Company search over the lake's derived columns (migration 20261121000400_search). */
+import type { Knex } from 'knex';
+import type { components } from '../../../generated/types';
+import type { ListResult, Page } from './personLists';
+
+export type CompanySearchHit = components['schemas']['CompanySearchHit'];
+
+/** Normalized by the domain: lower-cased text, upper-cased country codes. */
+export interface CompanyCriteria {
+  query?: string;
+  name?: string;
+  industries?: string[];
+  headcountMin?: number;
+  headcountMax?: number;
+  countries?: string[];
+  city?: string;
+  foundedMin?: number;
+  foundedMax?: number;
+}
+
+const HIT = `json_build_object(
+  'id', r->'id', 'company_id', r->'company_id', 'name', r->'name', 'username', r->'username',
+  'network_url', r->'network_url', 'industries', coalesce(r->'industries', '[]'), 'staff_count', r->'staff_count',
+  'hq_city', r->'hq_city', 'hq_country_code', r->'hq_country_code', 'founded_year', r->'founded_year',
+  'fetched_at', r->'fetched_at')`;
+
+export async function searchCompanies(db: Knex, c: CompanyCriteria, page: Page): Promise<ListResult<CompanySearchHit>> {
+  const base = () => {
+    const qb = db.from('companies as c');
+    if (c.query !== undefined) qb.whereRaw(`c.search_words @@ websearch_to_tsquery('simple', ?)`, [c.query]);
+    if (c.name !== undefined) qb.whereRaw('lower(c.name) = ?', [c.name]);
+    if (c.industries) qb.whereRaw('c.industries_lower && ?::text[]', [c.industries]);
+    if (c.headcountMin !== undefined) qb.where('c.staff_count', '>=', c.headcountMin);
+    if (c.headcountMax !== undefined) qb.where('c.staff_count', '<=', c.headcountMax);
+    if (c.countries) qb.whereIn('c.hq_country_code', c.countries);
+    if (c.city !== undefined) qb.whereRaw('lower(c.hq_city) = ?', [c.city]);
+    if (c.foundedMin !== undefined) qb.where('c.founded_year', '>=', c.foundedMin);
+    if (c.foundedMax !== undefined) qb.where('c.founded_year', '<=', c.foundedMax);
+    return qb;
+  };
+  const orderBy =
+    c.query !== undefined
+      ? db.raw(`ts_rank(c.search_words, websearch_to_tsquery('simple', ?)) desc, c.id`, [c.query])
+      : db.raw('c.staff_count desc nulls last, c.id');
+  const pageQuery = base()
+    .select(db.raw(`${HIT} as hit`))
+    .fromRaw(db.raw('companies as c cross join lateral (select c.record::jsonb as r) rec'))
+    .orderByRaw(orderBy)
+    .limit(page.limit)
+    .offset(page.offset);
+  const [rows, count] = await Promise.all([
+    pageQuery as Promise<{ hit: CompanySearchHit }[]>,
+    base().count<{ count: number }[]>({ count: '*' }),
+  ]);
+  return { rows: rows.map((r) => r.hit), total: Number(count[0].count) };
+}

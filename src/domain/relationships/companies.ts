@@ -1,0 +1,75 @@
+/** Lists and counts of one company's people, by its numeric company ID. */
+import type { Knex } from 'knex';
+import type { components } from '../../../generated/types';
+import { findCompanyFreshness } from '../../db/repositories/companies';
+import {
+  NO_BAND_RANK,
+  SENIORITY_RANK,
+  countStaffByRank,
+  listCompanyStaff,
+  listHiringSignals as listHiringSignalRows,
+  listPastEmployees as listPastEmployeeRows,
+  type PersonSearchHit,
+} from '../../db/repositories/personLists';
+import { notFound } from '../errors';
+import type { CompanyKey } from '../lake/identifiers';
+import { assertNotWithdrawn } from '../lake/suppression';
+import { listBody, pageOf, storedCompanyId, windowStart, type ListBody, type PageRequest } from '../search/paging';
+import { DEFAULT_WITHIN_MONTHS } from './people';
+
+type PastEmployeeHit = components['schemas']['PastEmployeeHit'];
+type HiringSignalHit = components['schemas']['HiringSignalHit'];
+type HeadcountBySeniority = components['schemas']['HeadcountBySeniority'];
+
+/** The company's ID as stored: 404 when no company has it, 451 when the company was withdrawn. */
+async function indexedCompanyId(db: Knex, companyId: string): Promise<string> {
+  const stored = storedCompanyId(companyId);
+  const key: CompanyKey = { by: 'company_id', value: stored ?? companyId.replace(/^0+(?=\d)/, '') };
+  if (stored !== undefined && (await findCompanyFreshness(db, key))) return stored;
+  await assertNotWithdrawn(db, 'company', key);
+  throw notFound('No company with this company_id is indexed in the data lake.');
+}
+
+export async function listCurrentEmployees(db: Knex, companyId: string, req: PageRequest): Promise<ListBody<PersonSearchHit>> {
+  const paging = pageOf(req);
+  const id = await indexedCompanyId(db, companyId);
+  return listBody(await listCompanyStaff(db, id, {}, paging), paging);
+}
+
+export async function listDecisionMakers(db: Knex, companyId: string, req: PageRequest): Promise<ListBody<PersonSearchHit>> {
+  const paging = pageOf(req);
+  const id = await indexedCompanyId(db, companyId);
+  return listBody(await listCompanyStaff(db, id, { maxRank: SENIORITY_RANK.director }, paging), paging);
+}
+
+export async function listPastEmployees(db: Knex, companyId: string, req: PageRequest): Promise<ListBody<PastEmployeeHit>> {
+  const paging = pageOf(req);
+  const id = await indexedCompanyId(db, companyId);
+  return listBody(await listPastEmployeeRows<PastEmployeeHit>(db, id, paging), paging);
+}
+
+export async function listHiringSignals(
+  db: Knex,
+  companyId: string,
+  req: PageRequest & { within_months?: number },
+): Promise<ListBody<HiringSignalHit>> {
+  const paging = pageOf(req);
+  const id = await indexedCompanyId(db, companyId);
+  const since = windowStart(req.within_months ?? DEFAULT_WITHIN_MONTHS);
+  return listBody(await listHiringSignalRows<HiringSignalHit>(db, id, since, paging), paging);
+}
+
+export async function headcountBySeniority(db: Knex, companyId: string): Promise<HeadcountBySeniority> {
+  const id = await indexedCompanyId(db, companyId);
+  const byRank = await countStaffByRank(db, id);
+  const count = (rank: number) => byRank.get(rank) ?? 0;
+  const counts = {
+    'c-level': count(SENIORITY_RANK['c-level']),
+    vp: count(SENIORITY_RANK.vp),
+    director: count(SENIORITY_RANK.director),
+    manager: count(SENIORITY_RANK.manager),
+    unassigned: count(NO_BAND_RANK),
+  };
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  return { company_id: id, total, counts };
+}

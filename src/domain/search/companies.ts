@@ -1,0 +1,38 @@
+/** POST /companies/search: the request's filters, normalized into the repository's criteria. */
+import type { Knex } from 'knex';
+import type { components } from '../../../generated/types';
+import { searchCompanies as searchCompanyRows, type CompanySearchHit } from '../../db/repositories/companyLists';
+import { validationError } from '../errors';
+import { listBody, lowerAll, lowerText, pageOf, upperAll, type ListBody } from './paging';
+
+export type SearchCompaniesRequest = components['schemas']['SearchCompaniesRequest'];
+
+function assertRange(field: string, min: number | undefined, max: number | undefined): void {
+  if (min !== undefined && max !== undefined && min > max) {
+    throw validationError(`${field}_min: must not be greater than ${field}_max`);
+  }
+}
+
+export async function searchCompanies(db: Knex, req: SearchCompaniesRequest): Promise<ListBody<CompanySearchHit>> {
+  assertRange('headcount', req.headcount_min, req.headcount_max);
+  assertRange('founded_year', req.founded_year_min, req.founded_year_max);
+  const query = req.query?.trim();
+  if (query === '') throw validationError('query: must contain at least one word');
+  const paging = pageOf(req);
+  const result = await searchCompanyRows(
+    db,
+    {
+      query,
+      name: lowerText(req.name),
+      industries: lowerAll(req.industry),
+      headcountMin: req.headcount_min,
+      headcountMax: req.headcount_max,
+      countries: upperAll(req.hq_country),
+      city: lowerText(req.hq_city),
+      foundedMin: req.founded_year_min,
+      foundedMax: req.founded_year_max,
+    },
+    paging,
+  );
+  return listBody(result, paging);
+}
