@@ -28,17 +28,25 @@ const HIT = `json_build_object(
   'geo_country_code', r->'geo_country_code', 'education_schools', coalesce(r->'education_schools', '[]'),
   'past_companies', coalesce(r->'past_companies', '[]'), 'fetched_at', r->'fetched_at')`;
 
+// Position fields as the contract's hit objects state them: 0 (the records' "unknown") and
+// malformed company IDs become null.
+const year = (p: string, f: string) => `(select y from (select (${p}->>'${f}')::int y) v where y between 1900 and 2100)`;
+const month = (p: string, f: string) => `(select m from (select (${p}->>'${f}')::int m) v where m between 1 and 12)`;
+const companyId = (p: string) => `(case when ${p}->>'companyId' ~ '^[0-9]{1,19}$' then ${p}->'companyId' end)`;
+
 /** Extra objects of the relationship hits, from `r` and, for past roles, the position row `pp`. */
 const EXTRAS = {
   job_change: `(select json_build_object(
-      'previous_company', p->'companyName', 'previous_company_id', p->'companyId', 'previous_title', p->'title',
-      'new_company', c->'companyName', 'new_company_id', c->'companyId', 'new_title', c->'title',
-      'started_year', c->'startYear', 'started_month', c->'startMonth')
+      'previous_company', p->'companyName', 'previous_company_id', ${companyId('p')}, 'previous_title', p->'title',
+      'new_company', c->'companyName', 'new_company_id', ${companyId('c')}, 'new_title', c->'title',
+      'started_year', ${year('c', 'startYear')}, 'started_month', ${month('c', 'startMonth')})
     from (select lake_current_position(r) c, lake_previous_position(r) p) x)`,
-  joined: `(select json_build_object('title', c->'title', 'start_year', c->'startYear', 'start_month', c->'startMonth')
+  joined: `(select json_build_object('title', c->'title', 'start_year', ${year('c', 'startYear')},
+      'start_month', ${month('c', 'startMonth')})
     from (select lake_current_position(r) c) x)`,
   past_role: `(select json_build_object('title', p->'title', 'company_name', p->'companyName',
-      'start_year', p->'startYear', 'start_month', p->'startMonth', 'end_year', p->'endYear', 'end_month', p->'endMonth')
+      'start_year', ${year('p', 'startYear')}, 'start_month', ${month('p', 'startMonth')},
+      'end_year', ${year('p', 'endYear')}, 'end_month', ${month('p', 'endMonth')})
     from (select r->'positions'->(pp.ordinal::int) p) x)`,
 } as const;
 

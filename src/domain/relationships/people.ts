@@ -61,5 +61,5 @@ export async function listJobChanges(db: Knex, req: JobChangesRequest): Promise<
 
 export async function listAlumni(db: Knex, school: string, req: PageRequest): Promise<ListBody<PersonSearchHit>> {
   const paging = pageOf(req);
-  return listBody(await listAlumniRows(db, school.trim().toLowerCase(), paging), paging);
+  return listBody(await listAlumniRows(db, school.toLowerCase(), paging), paging);
 }

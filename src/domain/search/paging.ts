@@ -54,7 +54,7 @@ export function windowStart(months: number, now: Date = new Date()): string {
 export const asArray = <T>(v: T | T[] | undefined): T[] | undefined =>
   v === undefined ? undefined : Array.isArray(v) ? v : [v];
 
-/** Text filters match case-insensitively; surrounding spaces are not part of the value. */
-export const lowerText = (v: string | undefined) => v?.trim().toLowerCase();
-export const lowerAll = (v: string | string[] | undefined) => asArray(v)?.map((x) => x.trim().toLowerCase());
-export const upperAll = (v: string | string[] | undefined) => asArray(v)?.map((x) => x.trim().toUpperCase());
+/** Text filters match exactly but case-insensitively. */
+export const lowerText = (v: string | undefined) => v?.toLowerCase();
+export const lowerAll = (v: string | string[] | undefined) => asArray(v)?.map((x) => x.toLowerCase());
+export const upperAll = (v: string | string[] | undefined) => asArray(v)?.map((x) => x.toUpperCase());

@@ -1,0 +1,195 @@
+/**
+ * A dedicated database per use, on the run's PostgreSQL server, holding either a seeded synthetic
+ * world or only hand-made records, with a harness on it. Counts in the run's shared database are
+ * polluted by every other test file; here a test knows exactly what the lake holds, so expected
+ * results are computed in the test, in plain JS over the records (never by src/ query code).
+ *
+ * `asOf` defaults to today 00:00 UTC, so "recent" windows (counted from the real current month)
+ * are meaningful for the world's records.
+ */
+import { randomBytes } from 'node:crypto';
+import { createKnex, dropDatabase, ensureDatabase, migrateLatest } from '../../src/db/knex';
+import { databaseUrl } from '../../src/db/embedded';
+import type { CompanyRecord } from '../../src/db/repositories/companies';
+import type { PersonRecord } from '../../src/db/repositories/persons';
+import { writeRecords } from '../../src/domain/lake/writer';
+import { createWorld, defaultAsOf } from '../../src/domain/world';
+import { createHarness, type Harness } from './harness';
+
+export interface LakeWorld {
+  h: Harness;
+  /** Owner key of a workspace with a generous rate limit. */
+  key: string;
+  /** The persons as the lake stores them (positions newest first), in world order. */
+  persons: PersonRecord[];
+  companies: CompanyRecord[];
+  url: string;
+  /** Stores more records (hand-made ones) and keeps `persons` / `companies` in step. */
+  addPersons(...records: PersonRecord[]): Promise<void>;
+  addCompanies(...records: CompanyRecord[]): Promise<void>;
+  /** Drops a person from `persons` (after suppressing it). */
+  forget(id: string): void;
+}
+
+export interface LakeWorldOptions {
+  /** A synthetic world to load; omitted: an empty lake for hand-made records. */
+  world?: { persons: number; companies: number; seed: number; asOf?: Date };
+}
+
+type Position = PersonRecord['positions'][number];
+
+/** The lake serves positions newest first: current ones, then by start, latest first (stable). */
+export function newestFirstPositions(positions: readonly Position[]): Position[] {
+  return positions
+    .map((p, i) => ({ p, i }))
+    .sort(
+      (a, b) =>
+        Number(b.p.isCurrent) - Number(a.p.isCurrent) ||
+        b.p.startYear - a.p.startYear ||
+        b.p.startMonth - a.p.startMonth ||
+        a.i - b.i,
+    )
+    .map((x) => x.p);
+}
+
+export const stored = (p: PersonRecord): PersonRecord => ({ ...p, positions: newestFirstPositions(p.positions) });
+
+export async function createLakeWorld(opts: LakeWorldOptions = {}): Promise<{ world: LakeWorld; close(): Promise<void> }> {
+  const adminUrl = process.env.TEST_ADMIN_DATABASE_URL;
+  if (!adminUrl) throw new Error('TEST_ADMIN_DATABASE_URL is not set: run tests through jest');
+  const name = `enrich_world_${Date.now()}_${randomBytes(3).toString('hex')}`;
+  await ensureDatabase(adminUrl, name);
+  const url = databaseUrl(adminUrl, name);
+  const migrator = createKnex(url, 1);
+  try {
+    await migrateLatest(migrator);
+  } finally {
+    await migrator.destroy();
+  }
+  let h: Harness | undefined;
+  try {
+    h = await createHarness({ databaseUrl: url });
+    const persons: PersonRecord[] = [];
+    const companies: CompanyRecord[] = [];
+    if (opts.world) {
+      const w = createWorld({ ...opts.world, asOf: opts.world.asOf ?? defaultAsOf() });
+      for (const c of w.companyRecords()) companies.push(c as CompanyRecord);
+      for (const p of w.personRecords()) persons.push(stored(p as PersonRecord));
+      for (let i = 0; i < companies.length; i += 500) await writeRecords(h.knex, 'company', companies.slice(i, i + 500));
+      for (let i = 0; i < persons.length; i += 500) await writeRecords(h.knex, 'person', persons.slice(i, i + 500));
+    }
+    const { key } = await h.workspace({ rateLimit: 100_000 });
+    const harness = h;
+    const world: LakeWorld = {
+      h: harness,
+      key,
+      persons,
+      companies,
+      url,
+      addPersons: async (...records) => {
+        await writeRecords(harness.knex, 'person', records);
+        for (const r of records) {
+          const i = persons.findIndex((p) => p.id === r.id);
+          if (i >= 0) persons[i] = stored(r);
+          else persons.push(stored(r));
+        }
+      },
+      addCompanies: async (...records) => {
+        await writeRecords(harness.knex, 'company', records);
+        companies.push(...records);
+      },
+      forget: (id) => {
+        const i = persons.findIndex((p) => p.id === id);
+        if (i >= 0) persons.splice(i, 1);
+      },
+    };
+    return {
+      world,
+      close: async () => {
+        await harness.close();
+        await dropDatabase(adminUrl, name);
+      },
+    };
+  } catch (err) {
+    await h?.close().catch(() => undefined);
+    await dropDatabase(adminUrl, name).catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * The per-describe setup: a dedicated lake (world or empty) created before the block's tests and
+ * dropped after. The returned object forwards to the LakeWorld once beforeAll has run.
+ */
+export function useLakeWorld(opts: LakeWorldOptions = {}): LakeWorld {
+  let current: { world: LakeWorld; close(): Promise<void> } | undefined;
+  beforeAll(async () => {
+    current = await createLakeWorld(opts);
+  }, 180_000);
+  afterAll(async () => {
+    await current?.close();
+  }, 60_000);
+  return new Proxy({} as LakeWorld, {
+    get: (_t, prop) => {
+      if (!current) throw new Error('useLakeWorld: the lake is only available inside tests');
+      return current.world[prop as keyof LakeWorld];
+    },
+  });
+}
+
+// ---- Expectations, in plain JS ---------------------------------------------------------------
+
+export const HIT_FIELDS = [
+  'id', 'full_name', 'username', 'network_url', 'current_title', 'current_company', 'current_company_id',
+  'seniority', 'geo_city', 'geo_country_code', 'education_schools', 'past_companies', 'fetched_at',
+] as const;
+
+export function personHit(p: PersonRecord): Record<string, unknown> {
+  return Object.fromEntries(HIT_FIELDS.map((f) => [f, (p as unknown as Record<string, unknown>)[f]]));
+}
+
+export const COMPANY_HIT_FIELDS = [
+  'id', 'company_id', 'name', 'username', 'network_url', 'industries', 'staff_count', 'hq_city',
+  'hq_country_code', 'founded_year', 'fetched_at',
+] as const;
+
+export function companyHit(c: CompanyRecord): Record<string, unknown> {
+  return Object.fromEntries(COMPANY_HIT_FIELDS.map((f) => [f, (c as unknown as Record<string, unknown>)[f]]));
+}
+
+/** Binary (code-point) string order, as JS `<`. */
+export const binary = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+export const byId = (a: { id: string }, b: { id: string }) => binary(a.id.toLowerCase(), b.id.toLowerCase());
+const ms = (s: string) => new Date(s).getTime();
+/** Most recently verified first, then id. */
+export const byRecent = (a: PersonRecord, b: PersonRecord) => ms(b.fetched_at) - ms(a.fetched_at) || byId(a, b);
+
+const BAND: Record<string, number> = { 'c-level': 1, vp: 2, director: 3, manager: 4 };
+export const bandRank = (s: string | null | undefined) => (s ? (BAND[s] ?? 5) : 5);
+/** Company staff order: band (c-level first, no band last), then full_name in binary order, then id. */
+export const byStaff = (a: PersonRecord, b: PersonRecord) =>
+  bandRank(a.seniority) - bandRank(b.seniority) || binary(a.full_name, b.full_name) || byId(a, b);
+
+/** Numeric company-ID equality (leading zeros ignored); null/empty never equal. */
+export function sameCompanyId(a: string | null | undefined, b: string | null | undefined): boolean {
+  if (a == null || b == null || !/^[0-9]+$/.test(a) || !/^[0-9]+$/.test(b)) return false;
+  return BigInt(a) === BigInt(b);
+}
+
+/** Month index (year * 12 + month - 1); unknown month (null or 0) = January. */
+export const monthIndex = (year: number, month: number | null | undefined) => year * 12 + (month && month >= 1 ? month : 1) - 1;
+
+/** First month index inside a `withinMonths` window counted from the current UTC month. */
+export function windowStart(withinMonths: number, now = new Date()): number {
+  return now.getUTCFullYear() * 12 + now.getUTCMonth() - (withinMonths - 1);
+}
+
+export const currentPosition = (p: PersonRecord) => (p.positions[0]?.isCurrent ? p.positions[0] : undefined);
+export const previousPosition = (p: PersonRecord) => p.positions.find((x) => !x.isCurrent);
+
+/** Words as the 'simple' text-search configuration splits them: lower-case, at spaces and punctuation. */
+export const words = (text: string | null | undefined): string[] =>
+  (text ?? '').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+
+/** Page `page` of `items` with `perPage` per page. */
+export const pageOf = <T>(items: T[], page: number, perPage: number): T[] => items.slice((page - 1) * perPage, page * perPage);
