@@ -7,8 +7,51 @@ export class RawJson {
   constructor(readonly text: string) {}
 }
 
-/** The envelope's JSON text with `data` spliced in as is. */
+/** The envelope's JSON text with `data` spliced in as is (the single-record fast path). */
 export function spliceData(data: RawJson, rest: Record<string, unknown>): string {
   const others = JSON.stringify(rest);
   return others === '{}' ? `{"data":${data.text}}` : `{"data":${data.text},${others.slice(1)}`;
+}
+
+/**
+ * Whether a RawJson appears anywhere in the value (bulk results carry one per matched item).
+ * Stops at the first one; a body without any is walked once, which costs far less than the
+ * JSON.stringify that Koa then does on it.
+ */
+export function containsRawJson(value: unknown): boolean {
+  if (value instanceof RawJson) return true;
+  if (Array.isArray(value)) return value.some(containsRawJson);
+  if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) if (containsRawJson(value[key])) return true;
+  }
+  return false;
+}
+
+/**
+ * JSON text of a value whose RawJson parts are emitted in place, as is. Everything else goes
+ * through JSON.stringify, so strings the caller sent (bulk results echo their inputs) are escaped
+ * as usual and cannot be mistaken for stored text: no placeholder is ever substituted.
+ * Follows JSON.stringify's rules for what it walks itself: object members whose value is
+ * undefined (or a function or symbol) are left out, and written as null inside arrays.
+ */
+export function toJsonText(value: unknown): string | undefined {
+  if (value instanceof RawJson) return value.text;
+  if (Array.isArray(value)) return `[${value.map((item) => toJsonText(item) ?? 'null').join(',')}]`;
+  if (isPlainObject(value)) {
+    const members: string[] = [];
+    for (const key of Object.keys(value)) {
+      const text = toJsonText(value[key]);
+      if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
+    }
+    return `{${members.join(',')}}`;
+  }
+  // Strings, numbers, booleans, null, and objects with their own toJSON (Date).
+  return JSON.stringify(value);
+}
+
+/** An object walked member by member: a literal without its own toJSON (JSON.stringify honours that). */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return (proto === Object.prototype || proto === null) && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
 }

@@ -310,9 +310,6 @@ export interface paths {
          *     **Whole-request errors.** The request as a whole is a 400 only when its shape is wrong: `profiles`
          *     missing, empty or over 100 items, an item that is not an object, or an unknown field at either
          *     level. The body must be `application/json` (415) and at most 1 MiB (413).
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         post: operations["bulkEnrichPeople"];
         delete?: never;
@@ -343,9 +340,6 @@ export interface paths {
          *
          *     **Whole-request errors.** 400 when `ids` is missing, empty, over 500 items, holds a non-string, or
          *     the body has an unknown field. The body must be `application/json` (415) and at most 1 MiB (413).
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         post: operations["bulkGetPeople"];
         delete?: never;
@@ -3054,7 +3048,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     bulkGetPeople: {
@@ -3090,7 +3083,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listAlumni: {

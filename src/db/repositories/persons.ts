@@ -33,6 +33,31 @@ export async function findPersonJson(db: Knex, key: PersonKey): Promise<string |
   return rows[0]?.record;
 }
 
+export interface PersonJsonRow {
+  id: string;
+  username: string;
+  /** The stored record as JSON text. */
+  record: string;
+}
+
+/**
+ * Every stored record with one of the usernames or one of the ids, in one query whatever the
+ * number of keys (bulk lookups). Usernames must be lower-case and ids UUIDs, as identifiers.ts
+ * leaves them. Not a preparedQuery: planning once per request is nothing next to up to 500 rows,
+ * and as a knex query it is seen by knex's query events like the rest.
+ */
+export async function findPersonsJson(
+  db: Knex,
+  keys: { usernames: readonly string[]; ids: readonly string[] },
+): Promise<PersonJsonRow[]> {
+  if (!keys.usernames.length && !keys.ids.length) return [];
+  const { rows } = await db.raw<{ rows: PersonJsonRow[] }>(
+    'select id, username, record::text as record from persons where username = any(?::text[]) or id = any(?::uuid[])',
+    [keys.usernames as string[], keys.ids as string[]],
+  );
+  return rows;
+}
+
 export async function findPersonFreshness(db: Knex, key: PersonKey): Promise<{ id: string; fetched_at: Date } | undefined> {
   return db('persons').where(KEY_COLUMN[key.by], key.value).first('id', 'fetched_at');
 }

@@ -85,6 +85,9 @@ export function normalizeUsername(username: string): string {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** A service ID in its canonical text form (either letter case). */
+export const isUuid = (text: string) => UUID.test(text);
+
 /**
  * The operator's `enrich suppress` argument: whatever identifier the data subject's request names.
  * URL -> slug, UUID -> id, digits -> network_id (persons) or company_id (companies), a URN -> network_urn
@@ -100,7 +103,7 @@ export function keyFromOperatorInput(kind: 'person' | 'company', text: string): 
     if (!slug) throw validationError(`identifier: not a ${kind} URL of the network`);
     return { by: 'username', value: slug };
   }
-  if (UUID.test(value)) return { by: 'id', value: value.toLowerCase() };
+  if (isUuid(value)) return { by: 'id', value: value.toLowerCase() };
   if (/^[0-9]{1,19}$/.test(value)) {
     return kind === 'person' ? { by: 'network_id', value } : { by: 'company_id', value: value.replace(/^0+(?=\d)/, '') };
   }

@@ -8,6 +8,8 @@ import { getAccount } from './account/getAccount';
 import { checkCompany } from './companies/checkCompany';
 import { getCompany } from './companies/getCompany';
 import { getHealth } from './health/getHealth';
+import { bulkEnrichPeople } from './people/bulkEnrichPeople';
+import { bulkGetPeople } from './people/bulkGetPeople';
 import { checkPerson } from './people/checkPerson';
 import { getPerson } from './people/getPerson';
 import { notImplemented } from './notImplemented';
@@ -26,8 +28,6 @@ import type { HandlerDeps, OperationHandler, OperationId } from './types';
 
 /** Described by the contract, answered with 501 NOT_IMPLEMENTED until the issue that serves each lands. */
 export const NOT_IMPLEMENTED_OPERATIONS = [
-  'bulkEnrichPeople',
-  'bulkGetPeople',
   'createMonitor',
   'deleteMonitor',
   'deleteMonitorById',
@@ -45,6 +45,8 @@ export function operationHandlers(deps: HandlerDeps): Record<OperationId, Operat
     getAccount: getAccount(deps),
     getPerson: getPerson(deps),
     checkPerson: checkPerson(deps),
+    bulkEnrichPeople: bulkEnrichPeople(deps),
+    bulkGetPeople: bulkGetPeople(deps),
     getCompany: getCompany(deps),
     checkCompany: checkCompany(deps),
     getHeadcountBySeniority: getHeadcountBySeniority(deps),

@@ -11,7 +11,7 @@ import type { QuotaState, RateLimits } from '../../domain/ratelimit/rateLimits';
 import { clientAddress } from '../clientAddress';
 import type { RequestState } from '../state';
 import { rateLimitHeaders } from '../rateLimitHeaders';
-import { RawJson, spliceData } from '../rawJson';
+import { containsRawJson, RawJson, spliceData, toJsonText } from '../rawJson';
 
 export interface EdgeDeps {
   logger: Logger;
@@ -50,6 +50,10 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
       };
       if (data instanceof RawJson) {
         ctx.body = spliceData(data, { ...rest, ...envelope });
+        ctx.type = 'application/json; charset=utf-8';
+      } else if (containsRawJson(ctx.body)) {
+        // Stored records deeper in the body (bulk results): serialized here, with each one spliced in.
+        ctx.body = toJsonText({ ...ctx.body, ...envelope });
         ctx.type = 'application/json; charset=utf-8';
       } else {
         ctx.body = { ...ctx.body, ...envelope };

@@ -1,5 +1,6 @@
 import { revokeKey, setLicense } from '../../../src/domain/workspaces/admin';
 import { createHarness, type Harness } from '../../helpers/harness';
+import { queriesDuring as queriesOf } from '../../helpers/queries';
 
 let h: Harness;
 beforeAll(async () => {
@@ -7,18 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-/** Counts the SQL statements the app's pool runs while fn executes. */
-async function queriesDuring(fn: () => Promise<unknown>): Promise<string[]> {
-  const seen: string[] = [];
-  const listener = (q: { sql: string }) => seen.push(q.sql);
-  h.knex.on('query', listener);
-  try {
-    await fn();
-  } finally {
-    h.knex.off('query', listener);
-  }
-  return seen;
-}
+const queriesDuring = (fn: () => Promise<unknown>) => queriesOf(h.knex, fn);
 
 describe('API key verification', () => {
   it('costs one query on first use and none while the key is cached', async () => {

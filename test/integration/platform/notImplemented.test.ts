@@ -7,8 +7,6 @@ import { useHarness } from '../../helpers/harness';
 import { contractOperations } from '../../helpers/operations';
 
 const EXPECTED_501 = [
-  'bulkEnrichPeople',
-  'bulkGetPeople',
   'createMonitor',
   'deleteMonitor',
   'deleteMonitorById',
