@@ -53,35 +53,41 @@ const EXTRAS = {
 export type HitExtra = keyof typeof EXTRAS;
 
 /**
- * A list over `persons p` (optionally joined by `from`): `where` narrows it, `orderBy` is the full
- * deterministic order (it must end with a unique column). The hit (and the extra object, if any)
- * is computed only for the rows of the page.
+ * A list over `persons p`: `where` narrows it, `orderBy` is the full deterministic order (it must
+ * end with a unique column). The hit (and the extra object, if any) is computed only for the rows
+ * of the page. `count` replaces the default count when a cheaper equivalent exists.
  */
 export interface ListSpec {
-  from?: (qb: Knex.QueryBuilder) => void;
   where: (qb: Knex.QueryBuilder) => void;
   orderBy: Knex.Raw;
   extra?: HitExtra;
+  count?: () => Knex.QueryBuilder;
 }
+
+type PageRow = { id: string; ordinal?: number };
 
 export async function listPersons<T = PersonSearchHit>(db: Knex, spec: ListSpec, page: Page): Promise<ListResult<T>> {
   const base = () => {
     const qb = db.from('persons as p');
-    spec.from?.(qb);
     spec.where(qb);
     return qb;
   };
   const pageQuery = base().select('p.id').orderByRaw(spec.orderBy).limit(page.limit).offset(page.offset);
-  if (spec.from) pageQuery.select('pp.ordinal');
-  const [ids, count] = await Promise.all([
-    pageQuery as Promise<{ id: string; ordinal?: number }[]>,
-    base().count<{ count: number }[]>({ count: '*' }),
-  ]);
-  return { rows: await hitsOf<T>(db, ids, spec.extra), total: Number(count[0].count) };
+  return pageWithTotal(db, pageQuery, spec.count?.() ?? base().count({ count: '*' }), spec.extra);
+}
+
+async function pageWithTotal<T>(
+  db: Knex,
+  pageQuery: Knex.QueryBuilder,
+  countQuery: Knex.QueryBuilder,
+  extra?: HitExtra,
+): Promise<ListResult<T>> {
+  const [ids, count] = await Promise.all([pageQuery as Promise<PageRow[]>, countQuery as Promise<{ count: number }[]>]);
+  return { rows: await hitsOf<T>(db, ids, extra), total: Number(count[0].count) };
 }
 
 /** The hits of one page, in the page's order; records are read for these rows only. */
-async function hitsOf<T>(db: Knex, page: { id: string; ordinal?: number }[], extra?: HitExtra): Promise<T[]> {
+async function hitsOf<T>(db: Knex, page: PageRow[], extra?: HitExtra): Promise<T[]> {
   if (!page.length) return [];
   const hit = extra ? `${HIT}::jsonb || jsonb_build_object('${extra}', ${EXTRAS[extra]})` : HIT;
   const { rows } = await db.raw(
@@ -253,21 +259,24 @@ export function listAlumni(db: Knex, school: string, page: Page): Promise<ListRe
     {
       where: (qb) => qb.whereExists(hasSchool(school)),
       orderBy: db.raw(RECENT_ORDER),
+      // Education rows go with their person (on delete cascade), so they alone give the count.
+      count: () =>
+        db('person_educations').whereRaw('lower(school_name) = ?', [school]).countDistinct({ count: 'person_id' }),
     },
     page,
   );
 }
 
-/** One row per person: their newest ended position at the company, if they do not work there now. */
+/**
+ * One row per person: their newest ended position at the company, if they do not work there now
+ * (latest_past). Positions go with their person (on delete cascade), so persons is not joined.
+ */
 export function listPastEmployees<T>(db: Knex, companyId: string, page: Page): Promise<ListResult<T>> {
-  return listPersons<T>(
-    db,
-    {
-      from: (qb) => qb.join('person_positions as pp', 'pp.person_id', 'p.id'),
-      where: (qb) => qb.where('pp.company_id', companyId).where('pp.latest_past', true),
-      orderBy: db.raw('pp.ended_on desc nulls last, pp.person_id'),
-      extra: 'past_role',
-    },
-    page,
-  );
+  const base = () => db('person_positions as pp').where('pp.company_id', companyId).where('pp.latest_past', true);
+  const pageQuery = base()
+    .select({ id: 'pp.person_id', ordinal: 'pp.ordinal' })
+    .orderByRaw('pp.ended_on desc nulls last, pp.person_id')
+    .limit(page.limit)
+    .offset(page.offset);
+  return pageWithTotal<T>(db, pageQuery, base().count({ count: '*' }), 'past_role');
 }
