@@ -3,6 +3,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
+import { loadConfig } from '../src/config';
+import { ensureDatabase, type Knex } from '../src/db/knex';
+import { databaseUrl, startEmbeddedPostgres } from '../src/db/embedded';
+import { seedLake } from '../src/domain/lake/seed';
 
 export interface Server {
   url: string;
@@ -38,30 +42,61 @@ export function startServerProcess(script: string, env: NodeJS.ProcessEnv = {}):
 
 export interface Round {
   requestsPerSecond: number;
+  /** Latency percentiles in ms, computed from every response of the run. */
   p50: number;
+  p95: number;
   p99: number;
   non2xx: number;
   errors: number;
+  /** Responses by status code. */
+  statuses: Record<number, number>;
+}
+
+/** An autocannon client, as its 'response' event passes it (requestIterator is internal). */
+export interface CannonClient {
+  requestIterator?: { currentRequestIndex?: number };
 }
 
 export async function measure(
   url: string,
-  opts: { seconds: number; connections: number; headers?: Record<string, string>; requests?: autocannon.Request[] },
+  opts: {
+    seconds: number;
+    connections: number;
+    headers?: Record<string, string>;
+    requests?: autocannon.Request[];
+    /** Called for every response with its latency in ms, e.g. to split a mixed run by request. */
+    onResponse?: (client: CannonClient, status: number, ms: number) => void;
+  },
 ): Promise<Round> {
-  const result = await autocannon({
-    url,
-    connections: opts.connections,
-    duration: opts.seconds,
-    headers: opts.headers,
-    requests: opts.requests,
+  const latencies: number[] = [];
+  const statuses: Record<number, number> = {};
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      { url, connections: opts.connections, duration: opts.seconds, headers: opts.headers, requests: opts.requests },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
+    instance.on('response', (client, status, _bytes, ms) => {
+      latencies.push(ms);
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      opts.onResponse?.(client as unknown as CannonClient, status, ms);
+    });
   });
+  latencies.sort((a, b) => a - b);
   return {
     requestsPerSecond: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
     non2xx: result.non2xx,
     errors: result.errors,
+    statuses,
   };
+}
+
+/** The nearest-rank percentile of values sorted ascending (NaN when there are none). */
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
 export function median(values: number[]): number {
@@ -73,4 +108,56 @@ export function median(values: number[]): number {
 export function intArg(name: string, fallback: number): number {
   const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
   return arg ? Number(arg.split('=')[1]) : fallback;
+}
+
+export function stringArg(name: string): string | undefined {
+  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return arg?.slice(name.length + 3);
+}
+
+export function flagArg(name: string): boolean {
+  return process.argv.includes(`--${name}`);
+}
+
+/** The benchmark lake: its own database, built once by ensureLake and reused by every bench. */
+export const BENCH_DATABASE = 'enrich_bench';
+export const SEED = 1;
+export const AS_OF = new Date('2026-11-01T00:00:00Z');
+
+/** The bench database on DATABASE_URL's server, or on the embedded PostgreSQL under ENRICH_DATA_DIR. */
+export async function benchDatabaseUrl(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const config = loadConfig();
+  if (config.databaseUrl) {
+    const admin = new URL(config.databaseUrl);
+    await ensureDatabase(admin.toString(), BENCH_DATABASE);
+    admin.pathname = `/${BENCH_DATABASE}`;
+    return { url: admin.toString(), stop: async () => undefined };
+  }
+  const embedded = await startEmbeddedPostgres({ dir: `${config.dataDir}/postgres`, port: config.embeddedPgPort });
+  await ensureDatabase(embedded.adminUrl, BENCH_DATABASE);
+  return { url: databaseUrl(embedded.adminUrl, BENCH_DATABASE), stop: () => embedded.stop() };
+}
+
+/** Builds the lake unless the marker table says this size and seed are already there. */
+export async function ensureLake(knex: Knex, persons: number, companies: number): Promise<void> {
+  await knex.raw('create table if not exists bench_lake (persons integer, companies integer, seed integer)');
+  const built = await knex('bench_lake').first();
+  if (built && built.persons === persons && built.companies === companies && built.seed === SEED) {
+    process.stderr.write(`reusing the lake in database ${BENCH_DATABASE}: ${persons} persons, ${companies} companies\n`);
+    return;
+  }
+  await knex.raw('truncate persons, person_positions, person_educations, companies, bench_lake');
+  process.stderr.write(`building the lake: ${persons} persons, ${companies} companies (once; later runs reuse it)\n`);
+  let last = 0;
+  const report = await seedLake(knex, { persons, companies, seed: SEED, asOf: AS_OF }, (p) => {
+    if (Date.now() - last > 10_000 || p.done === p.total) {
+      last = Date.now();
+      process.stderr.write(`  ${p.kind}: ${p.done}/${p.total}\n`);
+    }
+  });
+  await knex.raw('vacuum analyze persons, person_positions, person_educations, companies');
+  await knex('bench_lake').insert({ persons, companies, seed: SEED });
+  process.stderr.write(
+    `built in ${(report.elapsed_ms / 1000).toFixed(0)} s (${Math.round(persons / (report.elapsed_ms / 1000))} persons/s incl. companies)\n`,
+  );
 }

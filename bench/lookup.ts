@@ -10,52 +10,9 @@
  * Options: --persons=1000000 --companies=100000 --rounds=5 --seconds=10 --connections=32
  */
 import type autocannon from 'autocannon';
-import { loadConfig } from '../src/config';
-import { createKnex, ensureDatabase, migrateLatest, type Knex } from '../src/db/knex';
-import { databaseUrl, startEmbeddedPostgres } from '../src/db/embedded';
-import { seedLake } from '../src/domain/lake/seed';
+import { createKnex, migrateLatest } from '../src/db/knex';
 import { createWorkspace } from '../src/domain/workspaces/admin';
-import { intArg, measure, median, startServerProcess, type Round } from './lib';
-
-const BENCH_DATABASE = 'enrich_bench';
-const SEED = 1;
-const AS_OF = new Date('2026-11-01T00:00:00Z');
-
-async function benchDatabaseUrl(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const config = loadConfig();
-  if (config.databaseUrl) {
-    const admin = new URL(config.databaseUrl);
-    await ensureDatabase(admin.toString(), BENCH_DATABASE);
-    admin.pathname = `/${BENCH_DATABASE}`;
-    return { url: admin.toString(), stop: async () => undefined };
-  }
-  const embedded = await startEmbeddedPostgres({ dir: `${config.dataDir}/postgres`, port: config.embeddedPgPort });
-  await ensureDatabase(embedded.adminUrl, BENCH_DATABASE);
-  return { url: databaseUrl(embedded.adminUrl, BENCH_DATABASE), stop: () => embedded.stop() };
-}
-
-async function ensureLake(knex: Knex, persons: number, companies: number): Promise<void> {
-  await knex.raw('create table if not exists bench_lake (persons integer, companies integer, seed integer)');
-  const built = await knex('bench_lake').first();
-  if (built && built.persons === persons && built.companies === companies && built.seed === SEED) {
-    process.stderr.write(`reusing the lake in database ${BENCH_DATABASE}: ${persons} persons, ${companies} companies\n`);
-    return;
-  }
-  await knex.raw('truncate persons, person_positions, person_educations, companies, bench_lake');
-  process.stderr.write(`building the lake: ${persons} persons, ${companies} companies (once; later runs reuse it)\n`);
-  let last = 0;
-  const report = await seedLake(knex, { persons, companies, seed: SEED, asOf: AS_OF }, (p) => {
-    if (Date.now() - last > 10_000 || p.done === p.total) {
-      last = Date.now();
-      process.stderr.write(`  ${p.kind}: ${p.done}/${p.total}\n`);
-    }
-  });
-  await knex.raw('vacuum analyze persons, person_positions, person_educations, companies');
-  await knex('bench_lake').insert({ persons, companies, seed: SEED });
-  process.stderr.write(
-    `built in ${(report.elapsed_ms / 1000).toFixed(0)} s (${Math.round(persons / (report.elapsed_ms / 1000))} persons/s incl. companies)\n`,
-  );
-}
+import { benchDatabaseUrl, ensureLake, intArg, measure, median, startServerProcess, type Round } from './lib';
 
 async function main() {
   const persons = intArg('persons', 1_000_000);

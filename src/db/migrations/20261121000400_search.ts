@@ -84,7 +84,7 @@ export async function up(knex: Knex): Promise<void> {
       where current_company_id is not null;
     -- Job changes, newest first, and by previous employer.
     create index persons_job_changes on persons (current_started_on desc, id) where changed_employer;
-    create index persons_previous_company_id on persons (previous_company_id) where changed_employer;
+    create index persons_previous_company_id on persons (previous_company_id, current_started_on desc, id) where changed_employer;
     create index persons_previous_company on persons (lower(previous_company)) where changed_employer;
     -- Similar people: same industry, country and band, most recently verified first.
     create index persons_similar on persons (current_company_industry, geo_country_code, seniority, fetched_at desc, id);

@@ -42,15 +42,26 @@ export async function searchCompanies(db: Knex, c: CompanyCriteria, page: Page):
     c.query !== undefined
       ? db.raw(`ts_rank(c.search_words, websearch_to_tsquery('simple', ?)) desc, c.id`, [c.query])
       : db.raw('c.staff_count desc nulls last, c.id');
-  const pageQuery = base()
-    .select(db.raw(`${HIT} as hit`))
-    .fromRaw(db.raw('companies as c cross join lateral (select c.record::jsonb as r) rec'))
-    .orderByRaw(orderBy)
-    .limit(page.limit)
-    .offset(page.offset);
-  const [rows, count] = await Promise.all([
-    pageQuery as Promise<{ hit: CompanySearchHit }[]>,
+  const pageQuery = base().select('c.id').orderByRaw(orderBy).limit(page.limit).offset(page.offset);
+  const [ids, count] = await Promise.all([
+    pageQuery as Promise<{ id: string }[]>,
     base().count<{ count: number }[]>({ count: '*' }),
   ]);
-  return { rows: rows.map((r) => r.hit), total: Number(count[0].count) };
+  return { rows: await hitsOf(db, ids.map((r) => r.id)), total: Number(count[0].count) };
 }
+
+/** The hits of one page, in the page's order; records are read for these rows only. */
+async function hitsOf(db: Knex, ids: string[]): Promise<CompanySearchHit[]> {
+  if (!ids.length) return [];
+  const { rows } = await db.raw(
+    `select ${HIT} as hit
+     from unnest(?::uuid[]) with ordinality as page(id, n)
+     join companies on companies.id = page.id
+     -- offset 0 keeps the subquery whole: inlined, every r->'x' would parse the record again.
+     cross join lateral (select companies.record::jsonb as r offset 0) rec
+     order by page.n`,
+    [ids],
+  );
+  return (rows as { hit: CompanySearchHit }[]).map((r) => r.hit);
+}
+

@@ -91,14 +91,16 @@ async function hitsOf<T>(db: Knex, page: PageRow[], extra?: HitExtra): Promise<T
   if (!page.length) return [];
   const hit = extra ? `${HIT}::jsonb || jsonb_build_object('${extra}', ${EXTRAS[extra]})` : HIT;
   const { rows } = await db.raw(
-    `select page.n, ${hit} as hit
+    `select ${hit} as hit
      from unnest(?::uuid[], ?::int[]) with ordinality as page(id, ordinal, n)
      join persons on persons.id = page.id
      left join person_positions pp on pp.person_id = page.id and pp.ordinal = page.ordinal
-     cross join lateral (select persons.record::jsonb as r) rec`,
+     -- offset 0 keeps the subquery whole: inlined, every r->'x' would parse the record again.
+     cross join lateral (select persons.record::jsonb as r offset 0) rec
+     order by page.n`,
     [page.map((r) => r.id), page.map((r) => r.ordinal ?? null)] as Knex.RawBinding[],
   );
-  return (rows as { n: number; hit: T }[]).sort((a, b) => Number(a.n) - Number(b.n)).map((r) => r.hit);
+  return (rows as { hit: T }[]).map((r) => r.hit);
 }
 
 /** seniority_rank values (migration 20261121000400_search): 1 c-level ... 4 manager, 5 no band. */
