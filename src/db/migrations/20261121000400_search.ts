@@ -30,6 +30,17 @@ export async function up(knex: Knex): Promise<void> {
       from (select lake_current_position(r) c, lake_previous_position(r) p) x
       where c is not null and p is not null
     $$;
+    -- Past employees: per company, the newest ended position (lowest ordinal), only at companies
+    -- the person does not work at now. The ordinals (0 = newest) of those positions.
+    create function lake_latest_past_ordinals(r jsonb) returns int[] language sql immutable parallel safe as $$
+      select coalesce(array_agg(ord - 1), '{}') from (
+        select ord, not cur and row_number() over (partition by cid, cur order by ord) = 1
+          and not bool_or(cur) over (partition by cid) as latest
+        from (select ord, lake_bigint(p->>'companyId') as cid, coalesce((p->>'isCurrent')::boolean, false) as cur
+              from jsonb_array_elements(coalesce(r->'positions', '[]')) with ordinality e(p, ord)) x
+        where cid is not null) y
+      where latest
+    $$;
     create function lake_skills(r jsonb) returns text[] language sql immutable parallel safe as $$
       select coalesce(array_agg(distinct lower(s->>'name')) filter (where s->>'name' <> ''), '{}')
       from jsonb_array_elements(coalesce(r->'skills', '[]')) s
@@ -92,15 +103,8 @@ export async function up(knex: Knex): Promise<void> {
     -- Past employees: one row per (person, company) for the newest ended position there, set only
     -- when the person does not work there now.
     alter table person_positions add column latest_past boolean not null default false;
-    update person_positions pp set latest_past = true
-    from (
-      select person_id, ordinal from (
-        select person_id, ordinal, is_current, company_id,
-          row_number() over (partition by person_id, company_id, is_current order by ordinal) as nth,
-          bool_or(is_current) over (partition by person_id, company_id) as works_there
-        from person_positions where company_id is not null) w
-      where not is_current and nth = 1 and not works_there) x
-    where pp.person_id = x.person_id and pp.ordinal = x.ordinal;
+    update person_positions pp set latest_past = true from persons p
+    where p.id = pp.person_id and pp.ordinal = any(lake_latest_past_ordinals(p.record::jsonb));
     create index person_positions_past on person_positions (company_id, ended_on desc nulls last, person_id) where latest_past;
     -- search: past_company (by name)
     create index person_positions_past_name on person_positions (lower(company_name)) where not is_current;
@@ -133,7 +137,7 @@ export async function down(knex: Knex): Promise<void> {
       drop column changed_employer, drop column seniority_rank, drop column title_words, drop column search_words;
     create index persons_current_company on persons (current_company_id, seniority) where current_company_id is not null;
     create index persons_current_started on persons (current_started_on, current_company_id);
-    drop function if exists lake_lower_array(text[]), lake_company_words(jsonb), lake_skills(jsonb),
+    drop function if exists lake_lower_array(text[]), lake_latest_past_ordinals(jsonb), lake_company_words(jsonb), lake_skills(jsonb),
       lake_changed_employer(jsonb), lake_current_position(jsonb), lake_previous_position(jsonb);
   `);
 }

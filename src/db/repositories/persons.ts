@@ -112,18 +112,12 @@ export async function upsertPersons(trx: Knex.Transaction, records: readonly Per
      positions as (
        insert into person_positions (person_id, ordinal, company_id, company_name, title, is_current, started_on,
          ended_on, latest_past)
-       -- latest_past: the newest ended position at a company the person does not work at now.
-       select person_id, ordinal, company_id, company_name, title, is_current, started_on, ended_on,
-         not is_current and company_id is not null
-           and row_number() over (partition by person_id, company_id, is_current order by ordinal) = 1
-           and not bool_or(is_current) over (partition by person_id, company_id)
-       from (
-         select (r->>'id')::uuid as person_id, (p.ord - 1)::smallint as ordinal, lake_bigint(p.pos->>'companyId') as company_id,
-           p.pos->>'companyName' as company_name, p.pos->>'title' as title,
-           coalesce((p.pos->>'isCurrent')::boolean, false) as is_current,
-           lake_date((p.pos->>'startYear')::int, (p.pos->>'startMonth')::int) as started_on,
-           lake_date((p.pos->>'endYear')::int, (p.pos->>'endMonth')::int) as ended_on
-         from input, jsonb_array_elements(r->'positions') with ordinality p(pos, ord)) x
+       select (r->>'id')::uuid, p.ord - 1, lake_bigint(p.pos->>'companyId'), p.pos->>'companyName', p.pos->>'title',
+         coalesce((p.pos->>'isCurrent')::boolean, false),
+         lake_date((p.pos->>'startYear')::int, (p.pos->>'startMonth')::int),
+         lake_date((p.pos->>'endYear')::int, (p.pos->>'endMonth')::int),
+         (p.ord - 1)::int = any(lake_latest_past_ordinals(r))
+       from input, jsonb_array_elements(r->'positions') with ordinality p(pos, ord)
        returning 1),
      educations as (
        insert into person_educations (person_id, ordinal, school_name)
