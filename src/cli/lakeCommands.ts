@@ -2,9 +2,9 @@
 import { Argument, InvalidArgumentError, type Command } from 'commander';
 import { importFile, ImportAborted } from '../domain/lake/importer';
 import { keyFromOperatorInput } from '../domain/lake/identifiers';
-import { seedLake, writeWorldFiles, type SeedProgress } from '../domain/lake/seed';
+import { seedLake, writeWorldFiles, type SeedProgress } from '../world/seed';
 import { suppress } from '../domain/lake/suppression';
-import { defaultAsOf } from '../domain/world';
+import { defaultAsOf } from '../world';
 import { recordValidator } from '../http/recordSchemas';
 import { positiveInt, print, withDatabase } from './common';
 import { createProgress, type Progress } from './progress';

@@ -9,7 +9,7 @@ import { OpenAPIBackend, type Document, type Handler } from 'openapi-backend';
 import { expandRefs } from './expandRefs';
 
 export const API_ROOT = '/api/v1';
-export const BUNDLED_SPEC_PATH = path.resolve(__dirname, '../../generated/openapi.json');
+const BUNDLED_SPEC_PATH = path.resolve(__dirname, '../../generated/openapi.json');
 
 let cachedDefinition: Document | undefined;
 

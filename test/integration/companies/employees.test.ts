@@ -3,7 +3,7 @@
  * makers) on a dedicated seeded world and on hand-made records; expectations computed here in plain
  * JS from the contract's semantics.
  */
-import type { PersonRecord } from '../../../src/db/repositories/persons';
+import type { PersonRecord } from '../../../src/db/repositories/personRecords';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { companyRecord, personRecord } from '../../helpers/lakeRecords';
 import {
