@@ -14,16 +14,47 @@ export interface paths {
         };
         /**
          * Check liveness
-         * @description Liveness probe for load balancers and uptime checks. Needs no API key and takes no parameters. It
-         *     answers 200 `{ok: true}` when the instance can serve requests (its database answers), and 500
-         *     `INTERNAL_ERROR` otherwise. Like every operation it refuses unknown query parameters with 400
-         *     `VALIDATION_ERROR`.
+         * @description Liveness probe (in Kubernetes terms, the `livenessProbe`). Needs no API key and takes no
+         *     parameters. It answers 200 `{ok: true}` whenever the process can answer HTTP at all, without
+         *     touching the database or Redis, so an outage of a dependency never makes an orchestrator restart
+         *     healthy instances. Whether the instance can serve requests is `GET /health/ready`. Like every
+         *     operation it refuses unknown query parameters with 400 `VALIDATION_ERROR`.
          *
          *     Unauthenticated requests are counted against a per-client-address window, which is what
          *     `quotas.rate_limit.workspace` and the rate-limit headers describe here; the health check never
          *     consumes a workspace's allowance.
          */
         get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check readiness
+         * @description Readiness probe (in Kubernetes terms, the `readinessProbe`; `GET /health` is the
+         *     `livenessProbe`). Needs no API key and takes no parameters. It answers 200 when the instance can
+         *     serve requests: PostgreSQL answered a trivial query within the server's readiness timeout
+         *     (`READINESS_TIMEOUT_MS`, 1 s by default). Otherwise it answers 503 `SERVICE_UNAVAILABLE`, within
+         *     that timeout, and a load balancer should send traffic elsewhere until it answers 200 again; the
+         *     instance recovers by itself when the database is back, without a restart.
+         *
+         *     Redis is optional: when it is configured but unreachable the instance stays ready, limits requests
+         *     in its own memory meanwhile, and says so in `checks.redis`.
+         *
+         *     Unauthenticated requests are counted against a per-client-address window, as for `GET /health`.
+         */
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1120,7 +1151,7 @@ export interface components {
         /** @description Liveness answer. */
         HealthResponse: {
             /**
-             * @description Always `true` in a 200 answer; an unhealthy instance answers 500 instead.
+             * @description Always `true` in a 200 answer.
              * @constant
              */
             ok: true;
@@ -1145,14 +1176,38 @@ export interface components {
          *     | 500 | `INTERNAL_ERROR` | unexpected server fault |
          *     | 501 | `NOT_IMPLEMENTED` | operation not served by this release yet |
          *     | 503 | `LIVE_SOURCE_UNAVAILABLE` | realtime endpoints: the live source is unreachable |
+         *     | 503 | `SERVICE_UNAVAILABLE` | the database is unreachable or did not answer in time; see `Retry-After` |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "API_KEY_INVALID" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "API_KEY_INVALID" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
         /** @description Body of every error response. */
         ErrorResponse: {
             /** @description Human-readable explanation; for 400 it names the offending parameter. The wording may change at any time: do not parse it. */
             error: string;
             code: components["schemas"]["ErrorCode"];
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /** @description Readiness answer; the instance can serve requests. */
+        ReadinessResponse: {
+            /**
+             * @description Always `true` in a 200 answer; an instance that is not ready answers 503 instead.
+             * @constant
+             */
+            ok: true;
+            /** @description State of each dependency, checked within the server's readiness timeout. */
+            checks: {
+                /**
+                 * @description PostgreSQL answered a trivial query in time.
+                 * @constant
+                 */
+                database: "up";
+                /**
+                 * @description The shared rate-limit store. `unavailable`: Redis is configured but does not answer, so this instance limits requests in its own memory until Redis is back (the instance stays ready: Redis is optional). `not_configured`: no `REDIS_URL`, in-memory limits by design.
+                 * @enum {string}
+                 */
+                redis: "up" | "unavailable" | "not_configured";
+            };
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
@@ -2431,6 +2486,19 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description The service cannot answer right now because its database is unreachable or did not answer in time (`SERVICE_UNAVAILABLE`): an outage, not a fault of the request. Nothing was changed. Retry after the number of seconds in `Retry-After`. The answer comes within the server's configured database timeouts (seconds), never after a hang. */
+        ServiceUnavailable: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description The API key is missing, malformed, unknown or revoked (`API_KEY_INVALID`); the body is the same in every case. `quotas` describes the per-client-address window of unauthenticated traffic, read without being consumed. */
         Unauthorized: {
             headers: {
@@ -2515,12 +2583,17 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The live source could not be reached or did not answer in time (`LIVE_SOURCE_UNAVAILABLE`). The call is not metered. Retry later, or use the cached lookup. */
+        /** @description The live source could not be reached or did not answer in time (`LIVE_SOURCE_UNAVAILABLE`), or the service's database could not (`SERVICE_UNAVAILABLE`, with `Retry-After`). The call is not metered. Retry later, or use the cached lookup. */
         LiveSourceUnavailable: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
+                /**
+                 * @description Seconds to wait before retrying; sent with `SERVICE_UNAVAILABLE`.
+                 * @example 5
+                 */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -2678,7 +2751,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The instance is up. */
+            /** @description The process is alive. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
@@ -2693,6 +2766,33 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance is ready to serve requests. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadinessResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getAccount: {
@@ -2721,6 +2821,7 @@ export interface operations {
             402: components["responses"]["LicenseInactive"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPerson: {
@@ -2767,6 +2868,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     checkPerson: {
@@ -2812,6 +2914,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSimilarPeople: {
@@ -2868,6 +2971,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listColleagues: {
@@ -2924,6 +3028,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listJobChanges: {
@@ -2978,6 +3083,7 @@ export interface operations {
             402: components["responses"]["LicenseInactive"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     searchPeople: {
@@ -3013,6 +3119,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     bulkEnrichPeople: {
@@ -3048,6 +3155,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     bulkGetPeople: {
@@ -3083,6 +3191,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAlumni: {
@@ -3127,6 +3236,7 @@ export interface operations {
             402: components["responses"]["LicenseInactive"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCompany: {
@@ -3178,6 +3288,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     checkCompany: {
@@ -3228,6 +3339,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     searchCompanies: {
@@ -3263,6 +3375,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCurrentEmployees: {
@@ -3309,6 +3422,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPastEmployees: {
@@ -3355,6 +3469,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getHeadcountBySeniority: {
@@ -3391,6 +3506,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listHiringSignals: {
@@ -3442,6 +3558,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDecisionMakers: {
@@ -3488,6 +3605,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     enrichPersonRealtime: {
@@ -3628,6 +3746,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMonitor: {
@@ -3666,6 +3785,7 @@ export interface operations {
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteMonitor: {
@@ -3702,6 +3822,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getMonitor: {
@@ -3738,6 +3859,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteMonitorById: {
@@ -3774,6 +3896,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     personJobChanged: {

@@ -43,17 +43,36 @@ export interface App {
 
 export async function createApp(deps: AppDeps): Promise<App> {
   const { config, knex, logger } = deps;
-  const rateLimits = new RateLimits({ windowSeconds: config.rateLimitWindowSeconds, redis: deps.redis });
+  const rateLimits = new RateLimits({
+    windowSeconds: config.rateLimitWindowSeconds,
+    redis: deps.redis,
+    onStoreChange: (state, err) =>
+      state === 'up'
+        ? logger.info({ rate_limit_store: 'redis' }, 'redis answers again: rate limits are shared by every instance again')
+        : logger.warn(
+            { rate_limit_store: 'memory', err: err instanceof Error ? err.message : String(err) },
+            'redis unavailable: each instance limits requests in its own memory until it answers again',
+          ),
+  });
   const authenticator = new Authenticator(knex, {
     ttlMs: config.authCacheTtlMs,
+    degradedTtlMs: config.authCacheDegradedTtlMs,
     databaseUrl: deps.databaseUrl,
-    onError: (err) => logger.warn({ err }, 'auth cache listener lost its connection; resubscribing'),
+    onChannelChange: (state, err) =>
+      state === 'lost'
+        ? logger.warn(
+            { err: err instanceof Error ? err.message : String(err), key_cache_ttl_ms: config.authCacheDegradedTtlMs },
+            'auth change channel lost: key cache emptied and its TTL shortened until it listens again; reconnecting with backoff',
+          )
+        : logger.info({ key_cache_ttl_ms: config.authCacheTtlMs }, 'auth change channel listening again: key cache emptied, TTL back to normal'),
   });
   await authenticator.start();
-  const handlers = operationHandlers({ knex, config });
+  const handlers = operationHandlers({ knex, config, rateLimitStore: () => rateLimits.storeState() });
   const api = await createContract(registrations(handlers));
 
-  const koa = new Koa<RequestState>({ proxy: config.trustProxy });
+  // Behind N trusted proxies the client address is the one the outermost of them saw: the N-th
+  // X-Forwarded-For entry from the right. Entries further left are whatever the client sent.
+  const koa = new Koa<RequestState>({ proxy: config.trustProxyHops > 0, maxIpsCount: config.trustProxyHops });
   // Errors are answered by edge(); Koa's default handler would only print them again.
   koa.silent = true;
   const metrics = new Metrics();
@@ -62,10 +81,18 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(edge({ logger, rateLimits, anonymousRateLimit: config.anonymousRateLimit }));
   koa.use(operationalRoutes(metrics).routes());
   koa.use(route(api));
-  koa.use(authenticate({ authenticator, rateLimits }));
+  koa.use(authenticate({ authenticator, rateLimits, authFailureLimit: config.authFailureLimit }));
   koa.use(rateLimit({ rateLimits, anonymousRateLimit: config.anonymousRateLimit }));
   koa.use(jsonBody(config.bodyLimitBytes));
   koa.use(dispatch(api, handlers));
 
-  return { koa, authenticator, rateLimits, close: () => authenticator.close() };
+  return {
+    koa,
+    authenticator,
+    rateLimits,
+    close: async () => {
+      rateLimits.close();
+      await authenticator.close();
+    },
+  };
 }

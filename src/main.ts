@@ -6,7 +6,7 @@ import http from 'node:http';
 import Redis from 'ioredis';
 import { createApp } from './app';
 import { loadConfig, type Config } from './config';
-import { migrateLatest, openDatabase } from './db/knex';
+import { createKnex, migrateLatest, openDatabase } from './db/knex';
 import { createLogger, type Logger } from './logger';
 import { ensureDemoWorld } from './world/demo';
 import { ensureDemoWorkspace } from './domain/workspaces/demo';
@@ -38,9 +38,26 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
     sampleUsername = world.sampleUsername;
   }
 
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
-  const app = await createApp({ config, knex: db.knex, logger, redis, databaseUrl: db.url });
-  const server = http.createServer(app.koa.callback());
+  const redis = config.redisUrl ? await connectRedis(config, logger) : undefined;
+  // Requests get a pool of their own whose statements and connection waits are bounded (a stalled
+  // or stopped database answers 503 within the timeouts); migrations and the demo load above use
+  // the unbounded one.
+  const requestKnex = createKnex(db.url, config.dbPoolMax, {
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    acquireTimeoutMs: config.dbAcquireTimeoutMs,
+  });
+  const app = await createApp({ config, knex: requestKnex, logger, redis, databaseUrl: db.url });
+  const server = http.createServer(
+    {
+      // A client that sends its headers or body slowly holds a socket for at most these.
+      requestTimeout: config.httpRequestTimeoutMs,
+      headersTimeout: config.httpHeadersTimeoutMs,
+      // How often those two are checked (Node's default, 30 s, would let a slow client overstay them).
+      connectionsCheckingInterval: Math.min(1000, config.httpHeadersTimeoutMs),
+    },
+    app.koa.callback(),
+  );
+  server.maxConnections = config.httpMaxConnections;
   // Keep-alive longer than common load balancer idle timeouts so they never reuse a socket we closed.
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -64,15 +81,43 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
       await closeServer(server);
       await app.close();
       await redis?.quit().catch(() => undefined);
+      await requestKnex.destroy();
       await db.close();
       logger.info('stopped');
     })());
   return { server, url, stop };
 }
 
-function connectRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error; rate limits fall back to this instance'));
+/**
+ * The shared rate-limit store. Every command gives up after REDIS_COMMAND_TIMEOUT_MS (a stopped
+ * Redis would otherwise hold each request until TCP gives up), commands are never queued while the
+ * connection is down (they fail at once and the in-memory fallback answers), and the client
+ * reconnects forever, at most every 2 s. The breaker in domain/ratelimit/sharedStore.ts decides
+ * when requests use Redis again, and logs both transitions.
+ */
+async function connectRedis(config: Config, logger: Logger): Promise<Redis> {
+  const redis = new Redis(config.redisUrl!, {
+    commandTimeout: config.redisCommandTimeoutMs,
+    connectTimeout: Math.max(1000, config.redisCommandTimeoutMs),
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    keepAlive: 10_000,
+  });
+  let lastError = '';
+  redis.on('error', (err) => {
+    // One line per distinct error, not one per reconnect attempt.
+    if (err.message !== lastError) logger.debug({ err: err.message }, 'redis connection error');
+    lastError = err.message;
+  });
+  redis.on('ready', () => (lastError = ''));
+  // Start with shared limits when Redis answers within a moment; otherwise start anyway (in-memory
+  // limits until it does).
+  const ready = await Promise.race([
+    new Promise<boolean>((resolve) => redis.once('ready', () => resolve(true))),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2000).unref()),
+  ]);
+  if (!ready) logger.warn('redis did not answer at start: rate limits are per instance until it does');
   return redis;
 }
 

@@ -8,17 +8,49 @@ export function positiveInt(value: string): number {
   return Number(value);
 }
 
+/**
+ * A strict ISO 8601 date or date-time: `YYYY-MM-DD` (midnight UTC) or `YYYY-MM-DDThh:mm[:ss[.fff]]`
+ * with `Z` or an offset. Nothing else: `new Date()` would take `0` (2000-01-01) or roll
+ * `2027-02-30` over into March.
+ */
+export function parseIsoDate(value: string): Date | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):(\d{2})))?$/.exec(value);
+  if (!m) return undefined;
+  const [, y, mo, d, hh = '00', mi = '00', ss = '00', frac = '', zone, oh = '00', om = '00'] = m;
+  const [year, month, day, hour, minute, second] = [y, mo, d, hh, mi, ss].map(Number);
+  if (m[4] !== undefined && zone === undefined) return undefined;
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59 || Number(oh) > 23 || Number(om) > 59) return undefined;
+  const ms = Number(frac.padEnd(3, '0').slice(0, 3));
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  // The calendar day must exist: Date.UTC rolls 30 February over into March.
+  const check = new Date(Date.UTC(year, month - 1, day));
+  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return undefined;
+  const offsetMs = zone && zone !== 'Z' ? (zone[0] === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om)) * 60_000 : 0;
+  return new Date(utc - offsetMs);
+}
+
 export function isoDate(value: string): Date {
-  const d = new Date(value);
-  if (Number.isNaN(d.getTime())) throw new InvalidArgumentError('must be an ISO 8601 date-time');
+  const d = parseIsoDate(value);
+  if (!d) throw new InvalidArgumentError('must be an ISO 8601 date (2027-01-31) or date-time with an offset (2027-01-31T12:00:00Z)');
   return d;
 }
 
-/** Opens the database (embedded or DATABASE_URL), brings the schema up to date, runs, closes. */
-export async function withDatabase<T>(fn: (knex: Knex) => Promise<T>): Promise<T> {
+/** A duration such as `90s`, `30m`, `24h`, `7d` (or `0`), in milliseconds. */
+export function duration(value: string): number {
+  const m = /^([0-9]{1,6})(s|m|h|d)?$/.exec(value);
+  if (!m || (m[2] === undefined && m[1] !== '0')) throw new InvalidArgumentError('must be a duration such as 30m, 24h or 7d');
+  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 's') as 's' | 'm' | 'h' | 'd'];
+  return Number(m[1]) * unit;
+}
+
+/**
+ * Opens the database (embedded or DATABASE_URL), brings the schema up to date (unless `migrate:
+ * false`, for the migrate command itself, which reports what it applies), runs, closes.
+ */
+export async function withDatabase<T>(fn: (knex: Knex) => Promise<T>, opts: { migrate?: boolean } = {}): Promise<T> {
   const db = await openDatabase(loadConfig());
   try {
-    await migrateLatest(db.knex);
+    if (opts.migrate !== false) await migrateLatest(db.knex);
     return await fn(db.knex);
   } finally {
     await db.close();
@@ -28,4 +60,3 @@ export async function withDatabase<T>(fn: (knex: Knex) => Promise<T>): Promise<T
 export function print(json: boolean, value: object, human: string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
 }
-

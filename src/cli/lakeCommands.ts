@@ -6,7 +6,7 @@ import { seedLake, writeWorldFiles, type SeedProgress } from '../world/seed';
 import { suppress } from '../domain/lake/suppression';
 import { defaultAsOf } from '../world';
 import { recordValidator } from '../http/recordSchemas';
-import { positiveInt, print, withDatabase } from './common';
+import { parseIsoDate, positiveInt, print, withDatabase } from './common';
 import { createProgress, type Progress } from './progress';
 
 function nonNegativeInt(value: string): number {
@@ -15,10 +15,9 @@ function nonNegativeInt(value: string): number {
 }
 
 function calendarDate(value: string): Date {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
-    throw new InvalidArgumentError('must be a date, YYYY-MM-DD');
-  }
-  return new Date(`${value}T00:00:00Z`);
+  const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? parseIsoDate(value) : undefined;
+  if (!date) throw new InvalidArgumentError('must be a date, YYYY-MM-DD');
+  return date;
 }
 
 /** One bar per kind: companies are loaded before persons. */

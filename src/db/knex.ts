@@ -1,7 +1,8 @@
-import knexFactory, { type Knex } from 'knex';
+import knexFactory, { KnexTimeoutError, type Knex } from 'knex';
 import pg from 'pg';
 import type { Config } from '../config';
 import { databaseUrl, startEmbeddedPostgres, type EmbeddedDatabase } from './embedded';
+import { DatabaseUnavailableError } from './errors';
 import { migrationSource } from './migrations';
 
 export type { Knex };
@@ -11,11 +12,126 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 // numeric (money amounts) to number; amounts here are small decimal sums.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
 
-export function createKnex(connectionString: string, poolMax = 10): Knex {
+/** Bounds of the request path: no query and no wait for a connection lasts longer than these. */
+export interface DatabaseTimeouts {
+  /** PostgreSQL cancels a statement after this (SQLSTATE 57014); the client gives up GUARD_MARGIN_MS later. */
+  statementTimeoutMs: number;
+  /** Longest wait for a pooled connection, and for a new connection's handshake. */
+  acquireTimeoutMs: number;
+}
+
+/**
+ * How much later than the server's statement_timeout the client itself gives up on a query. The
+ * server's cancellation keeps the connection usable; the client's guard is for a server that does
+ * not answer at all (stopped process, lost network), and closes the connection.
+ */
+const GUARD_MARGIN_MS = 1000;
+
+type PgConnection = pg.Client & { connection: { stream: { destroy(err?: Error): void } } };
+interface KnexQuery {
+  sql: string;
+  bindings?: unknown[];
+  options?: Record<string, unknown>;
+  response?: unknown;
+}
+type KnexClientClass = new (config: Knex.Config) => Knex.Client;
+
+const LOST = Symbol('connection lost');
+type Tracked = PgConnection & { [LOST]?: boolean };
+
+/**
+ * knex's PostgreSQL client with the failures of the database turned into DatabaseUnavailableError
+ * (errors/classifyDatabaseError): a connection that cannot be made, a query the server does not
+ * answer within the guard, a connection lost mid-query, a pool that has no connection to give.
+ * SQL errors the server reports (SQLSTATE) pass through untouched.
+ */
+function guardedClientClass(timeouts: DatabaseTimeouts | undefined): KnexClientClass {
+  // The dialect class is not part of knex's typings; it is the class knex uses for client: 'pg'.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const ClientPg = require('knex/lib/dialects/postgres') as KnexClientClass;
+  const guardMs = timeouts ? timeouts.statementTimeoutMs + GUARD_MARGIN_MS : 0;
+  class GuardedClientPg extends ClientPg {
+    async _acquireOnlyConnection(): Promise<Tracked> {
+      let connection: Tracked;
+      try {
+        connection = await (ClientPg.prototype as unknown as { _acquireOnlyConnection(): Promise<Tracked> })._acquireOnlyConnection.call(this);
+      } catch (err) {
+        // A server that answers "no" (wrong password, unknown database) is a configuration error,
+        // shown as such; anything else (refused, reset, handshake timed out) is an outage.
+        if (err instanceof pg.DatabaseError && !/^(08|53|57)/.test(err.code ?? '')) throw err;
+        throw new DatabaseUnavailableError('connect', err);
+      }
+      const lost = () => {
+        connection[LOST] = true;
+      };
+      connection.on('error', lost);
+      connection.on('end', lost);
+      return connection;
+    }
+
+    _query(connection: Tracked, obj: KnexQuery): Promise<KnexQuery> {
+      const run = (ClientPg.prototype as unknown as { _query(c: Tracked, o: KnexQuery): Promise<KnexQuery> })._query.call(this, connection, obj);
+      if (!guardMs) return run.catch((err) => Promise.reject(lostOrSql(connection, err)));
+      return new Promise<KnexQuery>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          // The server did not answer: the connection is unusable (its reply may still come, out
+          // of step with the next query), so it is closed and the pool replaces it.
+          connection[LOST] = true;
+          connection.connection.stream.destroy();
+          reject(new DatabaseUnavailableError('timeout'));
+        }, guardMs);
+        run.then(
+          (result) => {
+            clearTimeout(timer);
+            resolve(result);
+          },
+          (err) => {
+            clearTimeout(timer);
+            reject(lostOrSql(connection, err));
+          },
+        );
+      });
+    }
+
+    async acquireConnection(): Promise<Tracked> {
+      try {
+        return (await (ClientPg.prototype as unknown as { acquireConnection(): Promise<Tracked> }).acquireConnection.call(this)) as Tracked;
+      } catch (err) {
+        if (err instanceof KnexTimeoutError) throw new DatabaseUnavailableError('pool_timeout', err);
+        throw err;
+      }
+    }
+  }
+  return GuardedClientPg as unknown as KnexClientClass;
+}
+
+/** A query error: the server's own (SQLSTATE) as is; a driver error on a dead connection is an outage. */
+function lostOrSql(connection: Tracked, err: unknown): unknown {
+  if (err instanceof pg.DatabaseError || err instanceof DatabaseUnavailableError) return err;
+  return connection[LOST] ? new DatabaseUnavailableError('connection_lost', err) : err;
+}
+
+/**
+ * A knex instance. With `timeouts` (the server's request path) every statement is bounded
+ * (statement_timeout on the server, a guard on the client) and so is the wait for a connection;
+ * without (migrations, the operator CLI, imports) long statements are allowed.
+ */
+export function createKnex(connectionString: string, poolMax = 10, timeouts?: DatabaseTimeouts): Knex {
   return knexFactory({
-    client: 'pg',
-    connection: { connectionString, application_name: 'enrich' },
+    client: guardedClientClass(timeouts) as unknown as typeof Knex.Client,
+    connection: {
+      connectionString,
+      application_name: 'enrich',
+      ...(timeouts
+        ? {
+            statement_timeout: timeouts.statementTimeoutMs,
+            lock_timeout: timeouts.statementTimeoutMs,
+            connectionTimeoutMillis: timeouts.acquireTimeoutMs,
+          }
+        : {}),
+    } as Knex.PgConnectionConfig,
     pool: { min: 0, max: poolMax },
+    ...(timeouts ? { acquireConnectionTimeout: timeouts.acquireTimeoutMs } : {}),
     migrations: { migrationSource, tableName: 'knex_migrations' },
   });
 }
@@ -23,15 +139,22 @@ export function createKnex(connectionString: string, poolMax = 10): Knex {
 /**
  * A named (server-side prepared) statement on a pooled connection, for the hot single-row lookups:
  * PostgreSQL parses and plans it once per connection instead of on every request, which on a
- * machine shared with the server is CPU taken from the requests themselves.
+ * machine shared with the server is CPU taken from the requests themselves. It runs through the
+ * client's guarded query path like every other statement.
  */
 export async function preparedQuery<R>(db: Knex, name: string, text: string, values: unknown[]): Promise<R[]> {
   if (db.isTransaction) return (await db.raw(text.replace(/\$[0-9]+/g, '?'), values as Knex.RawBinding[])).rows as R[];
-  const client = (await db.client.acquireConnection()) as pg.Client;
+  const client = db.client as unknown as {
+    acquireConnection(): Promise<unknown>;
+    releaseConnection(c: unknown): Promise<void>;
+    _query(c: unknown, q: KnexQuery): Promise<KnexQuery>;
+  };
+  const connection = await client.acquireConnection();
   try {
-    return (await client.query({ name, text, values })).rows as R[];
+    const done = await client._query(connection, { sql: text, bindings: values, options: { name } });
+    return (done.response as { rows: R[] }).rows;
   } finally {
-    await db.client.releaseConnection(client);
+    await client.releaseConnection(connection);
   }
 }
 

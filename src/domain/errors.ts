@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   INTERNAL_ERROR: 500,
   NOT_IMPLEMENTED: 501,
   LIVE_SOURCE_UNAVAILABLE: 503,
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

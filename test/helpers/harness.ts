@@ -36,7 +36,9 @@ export function testDatabaseUrl(): string {
 }
 
 export async function createHarness(opts: { config?: Partial<Config>; redis?: Redis; databaseUrl?: string } = {}): Promise<Harness> {
-  const config: Config = { ...loadConfig({}), logLevel: 'silent', ...opts.config };
+  // Test files send many deliberately bad keys from one address; the failed-authentication budget
+  // has its own test (platform/keyGuessing.test.ts).
+  const config: Config = { ...loadConfig({}), logLevel: 'silent', authFailureLimit: 1_000_000, ...opts.config };
   const dbUrl = opts.databaseUrl ?? testDatabaseUrl();
   const knex = createKnex(dbUrl, 5);
   const app = await createApp({

@@ -28,3 +28,12 @@ export async function findOwner(db: Knex, workspaceId: string): Promise<AccountR
 export async function setAllowance(db: Knex, id: string, allowance: number | null): Promise<void> {
   await db<AccountRow>('accounts').where({ id }).update({ rate_limit_allowance: allowance });
 }
+
+/** The member with the largest allowance of its own in a workspace, if any has one. */
+export async function largestAllowance(db: Knex, workspaceId: string): Promise<{ name: string; rate_limit_allowance: number } | undefined> {
+  return db<AccountRow>('accounts')
+    .where({ workspace_id: workspaceId })
+    .whereNotNull('rate_limit_allowance')
+    .orderBy('rate_limit_allowance', 'desc')
+    .first('name', 'rate_limit_allowance') as Promise<{ name: string; rate_limit_allowance: number } | undefined>;
+}

@@ -7,6 +7,8 @@ export interface ApiKeyRow {
   key_hash: Buffer;
   created_at: Date;
   revoked_at: Date | null;
+  expires_at: Date | null;
+  checksummed: boolean;
 }
 
 /** Everything a request needs to know about its caller, read in one indexed query. */
@@ -14,6 +16,7 @@ export interface PrincipalRow {
   key_id: string;
   key_hash: Buffer;
   revoked_at: Date | null;
+  key_expires_at: Date | null;
   account_id: string;
   account_name: string;
   role: 'owner' | 'member';
@@ -27,9 +30,27 @@ export interface PrincipalRow {
 
 export async function insertApiKey(
   db: Knex,
-  values: Pick<ApiKeyRow, 'account_id' | 'prefix' | 'key_hash'>,
+  values: Pick<ApiKeyRow, 'account_id' | 'prefix' | 'key_hash' | 'expires_at' | 'checksummed'>,
 ): Promise<ApiKeyRow> {
   const [row] = await db<ApiKeyRow>('api_keys').insert(values).returning('*');
+  return row;
+}
+
+/**
+ * Whether a key of the format before checksums can still authenticate (not revoked, not expired).
+ * When none can, a key of that shape is refused without a lookup.
+ */
+export async function legacyKeysUsable(db: Knex): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: { usable: boolean }[] }>(
+    `select exists (select 1 from api_keys where not checksummed and revoked_at is null
+       and (expires_at is null or expires_at > now())) as usable`,
+  );
+  return rows[0].usable;
+}
+
+/** Sets when a key stops working (null: never). */
+export async function setKeyExpiry(db: Knex, id: string, expiresAt: Date | null): Promise<ApiKeyRow | undefined> {
+  const [row] = await db<ApiKeyRow>('api_keys').where({ id }).update({ expires_at: expiresAt }).returning('*');
   return row;
 }
 
@@ -42,6 +63,7 @@ export async function findPrincipalByKeyHash(db: Knex, keyHash: Buffer): Promise
       'k.id as key_id',
       'k.key_hash',
       'k.revoked_at',
+      'k.expires_at as key_expires_at',
       'a.id as account_id',
       'a.name as account_name',
       'a.role',
@@ -62,10 +84,17 @@ export async function findKeyByHash(db: Knex, hash: Buffer): Promise<ApiKeyRow |
   return db<ApiKeyRow>('api_keys').where({ key_hash: hash }).first();
 }
 
-/** Active keys whose display prefix starts with `prefix` (LIKE metacharacters escaped). */
-export async function findActiveKeysByPrefix(db: Knex, prefix: string): Promise<ApiKeyRow[]> {
-  const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return db<ApiKeyRow>('api_keys').whereNull('revoked_at').andWhereRaw("prefix like ? escape '\\'", [pattern]);
+/** Active (not revoked) keys with exactly this display prefix, optionally within one workspace. */
+export async function findActiveKeysByDisplayPrefix(db: Knex, prefix: string, workspaceId?: string): Promise<ApiKeyRow[]> {
+  const query = db<ApiKeyRow>('api_keys as k').whereNull('k.revoked_at').andWhere('k.prefix', prefix).select('k.*');
+  if (workspaceId) query.join('accounts as a', 'a.id', 'k.account_id').andWhere('a.workspace_id', workspaceId);
+  return query;
+}
+
+/** The workspace a key belongs to. */
+export async function workspaceOfKey(db: Knex, keyId: string): Promise<string | undefined> {
+  const row = await db('api_keys as k').join('accounts as a', 'a.id', 'k.account_id').where('k.id', keyId).first('a.workspace_id');
+  return row?.workspace_id;
 }
 
 export async function findActiveKeysOfAccount(db: Knex, accountId: string): Promise<ApiKeyRow[]> {
@@ -80,6 +109,7 @@ export interface KeyListing {
   prefix: string;
   created_at: Date;
   revoked_at: Date | null;
+  expires_at: Date | null;
 }
 
 export async function listKeysOfWorkspace(db: Knex, workspaceId: string): Promise<KeyListing[]> {
@@ -87,7 +117,7 @@ export async function listKeysOfWorkspace(db: Knex, workspaceId: string): Promis
     .join('accounts as a', 'a.id', 'k.account_id')
     .where('a.workspace_id', workspaceId)
     .orderBy('k.created_at')
-    .select('k.id as key_id', 'a.id as account_id', 'a.name as account_name', 'a.role', 'k.prefix', 'k.created_at', 'k.revoked_at');
+    .select('k.id as key_id', 'a.id as account_id', 'a.name as account_name', 'a.role', 'k.prefix', 'k.created_at', 'k.revoked_at', 'k.expires_at');
 }
 
 export async function revokeKey(db: Knex, id: string): Promise<void> {

@@ -1,7 +1,7 @@
 /**
  * The channel on which operator changes to keys, accounts and workspaces are announced to every
  * running instance: PostgreSQL LISTEN/NOTIFY. What a message means is the authenticator's business
- * (domain/auth/authenticator.ts); this module only carries the text.
+ * (domain/auth/authenticator.ts); this module only carries the text, and keeps the channel open.
  */
 import pg from 'pg';
 import type { Knex } from 'knex';
@@ -14,36 +14,135 @@ export async function notifyAuthChanged(db: Knex, payload: string): Promise<void
 }
 
 export interface AuthChangeSubscription {
+  /** Whether the channel is listening now (messages may be missed while it is not). */
+  readonly listening: boolean;
+  /** Settles after the first attempt to listen, whatever its outcome. */
+  readonly started: Promise<void>;
   close(): Promise<void>;
 }
 
+export interface ChannelTiming {
+  /** First reconnection delay; doubled after each failed attempt up to maxBackoffMs (with jitter). */
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+  /** A `select 1` on the listening connection this often, so a silent dead connection is noticed. */
+  heartbeatMs: number;
+  /** Connection handshake and heartbeat give up after this. */
+  timeoutMs: number;
+}
+
+const DEFAULT_TIMING: ChannelTiming = { initialBackoffMs: 250, maxBackoffMs: 10_000, heartbeatMs: 10_000, timeoutMs: 5_000 };
+
 /**
- * Listens on a connection of its own. When the connection is lost, messages may have been missed:
- * `onLost` is told, and the subscription is made again a second later.
+ * Listens on a connection of its own, forever: when the connection is lost (server restart, network,
+ * a heartbeat with no answer) `onLost` is told once, and the subscription is made again with
+ * exponential backoff until it succeeds, which `onRestored` is told. Never gives up; only close()
+ * ends it. Returns at once: a channel that cannot listen yet starts in the lost state.
  */
-export async function listenForAuthChanges(
+export function listenForAuthChanges(
   databaseUrl: string,
-  handlers: { onMessage: (payload: string | undefined) => void; onLost: (err: unknown) => void },
-): Promise<AuthChangeSubscription> {
+  handlers: {
+    onMessage: (payload: string | undefined) => void;
+    onLost: (err: unknown) => void;
+    onRestored: () => void;
+  },
+  timing: Partial<ChannelTiming> = {},
+): AuthChangeSubscription {
+  const t = { ...DEFAULT_TIMING, ...timing };
   let closed = false;
+  let listening = false;
+  /** True from the first loss until the next successful LISTEN (onLost is told once per outage). */
+  let lost = false;
   let client: pg.Client | undefined;
-  const listen = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: databaseUrl, application_name: 'enrich-auth-listener' });
-    next.on('notification', (message) => handlers.onMessage(message.payload));
-    next.on('error', (err) => {
+  let retryTimer: NodeJS.Timeout | undefined;
+  let heartbeatTimer: NodeJS.Timeout | undefined;
+  let attempt = 0;
+
+  const markLost = (err: unknown) => {
+    listening = false;
+    if (heartbeatTimer) clearInterval(heartbeatTimer);
+    heartbeatTimer = undefined;
+    if (!lost) {
+      lost = true;
       handlers.onLost(err);
-      next.end().catch(() => undefined);
-      if (!closed) setTimeout(() => listen().catch(handlers.onLost), 1000).unref();
-    });
-    await next.connect();
-    await next.query(`listen ${AUTH_CHANNEL}`);
-    client = next;
+    }
   };
-  await listen();
+
+  const scheduleRetry = () => {
+    if (closed || retryTimer) return;
+    const base = Math.min(t.maxBackoffMs, t.initialBackoffMs * 2 ** attempt);
+    attempt += 1;
+    // Jitter, so a fleet of instances does not reconnect in lockstep after a database restart.
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      void connect();
+    }, base / 2 + Math.random() * (base / 2));
+    retryTimer.unref();
+  };
+
+  const drop = (which: pg.Client, err: unknown) => {
+    if (which !== client) return;
+    client = undefined;
+    which.removeAllListeners('notification');
+    which.end().catch(() => undefined);
+    markLost(err);
+    scheduleRetry();
+  };
+
+  const connect = async (): Promise<void> => {
+    if (closed) return;
+    const next = new pg.Client({
+      connectionString: databaseUrl,
+      application_name: 'enrich-auth-listener',
+      connectionTimeoutMillis: t.timeoutMs,
+      keepAlive: true,
+    });
+    client = next;
+    next.on('notification', (message) => handlers.onMessage(message.payload));
+    // Registered before connect: a pg Client without an 'error' listener crashes the process.
+    next.on('error', (err) => drop(next, err));
+    next.on('end', () => drop(next, new Error('listening connection ended')));
+    try {
+      await next.connect();
+      await next.query(`listen ${AUTH_CHANNEL}`);
+    } catch (err) {
+      drop(next, err);
+      return;
+    }
+    if (closed || client !== next) {
+      await next.end().catch(() => undefined);
+      return;
+    }
+    attempt = 0;
+    listening = true;
+    heartbeatTimer = setInterval(() => {
+      const timeout = new Promise((_resolve, reject) => setTimeout(() => reject(new Error('heartbeat timed out')), t.timeoutMs).unref());
+      Promise.race([next.query('select 1'), timeout]).catch((err) => {
+        // A connection that does not answer is as good as lost; ending it stops its socket too.
+        (next as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+        drop(next, err);
+      });
+    }, t.heartbeatMs);
+    heartbeatTimer.unref();
+    if (lost) {
+      lost = false;
+      handlers.onRestored();
+    }
+  };
+
+  const started = connect();
   return {
+    get listening() {
+      return listening;
+    },
+    started,
     close: async () => {
       closed = true;
-      await client?.end().catch(() => undefined);
+      if (retryTimer) clearTimeout(retryTimer);
+      if (heartbeatTimer) clearInterval(heartbeatTimer);
+      const last = client;
+      client = undefined;
+      await last?.end().catch(() => undefined);
     },
   };
 }

@@ -3,13 +3,29 @@
  * while, so a request normally costs no query; operator changes (revoke, license, limits, new keys)
  * announce what changed (db/repositories/authChanges.ts, PostgreSQL NOTIFY), and every instance drops
  * just the affected entries at once, so changes take effect immediately while other keys stay cached.
+ *
+ * Defences against key guessing (the rate of guesses is limited per client address by the
+ * authenticate middleware):
+ * - a key whose checksum is wrong (apiKey.ts) is refused without any query, and so is a key of the
+ *   format before checksums once no such key can still be valid;
+ * - unknown keys are remembered in a cache of their own, bounded, so guesses neither repeat
+ *   queries nor push valid keys out of the cache of verified ones.
+ *
+ * While the NOTIFY channel is down a change could be missed, so both caches are emptied and
+ * entries live only `degradedTtlMs` until the channel listens again (then they are emptied once
+ * more): a revocation never waits out the full TTL.
  */
 import { LRUCache } from 'lru-cache';
 import type { Knex } from 'knex';
-import { findPrincipalByKeyHash, type PrincipalRow } from '../../db/repositories/apiKeys';
-import { listenForAuthChanges, notifyAuthChanged as publish, type AuthChangeSubscription } from '../../db/repositories/authChanges';
+import { findPrincipalByKeyHash, legacyKeysUsable, type PrincipalRow } from '../../db/repositories/apiKeys';
+import {
+  listenForAuthChanges,
+  notifyAuthChanged as publish,
+  type AuthChangeSubscription,
+  type ChannelTiming,
+} from '../../db/repositories/authChanges';
 import { apiKeyInvalid } from '../errors';
-import { bearerToken, hashApiKey, hashesEqual, isWellFormedApiKey } from './apiKey';
+import { bearerToken, hashApiKey, hashesEqual, keyFormat } from './apiKey';
 import type { Principal } from './principal';
 
 /** What an operator change touched: cached entries of that key, account or workspace are dropped. */
@@ -22,10 +38,6 @@ export async function notifyAuthChanged(db: Knex, change: AuthChange): Promise<v
   await publish(db, JSON.stringify(payload));
 }
 
-interface CacheEntry {
-  principal: Principal | null;
-}
-
 function parseChange(payload: string | undefined): { key?: string; account?: string; workspace?: string } | undefined {
   try {
     const parsed = JSON.parse(payload ?? '') as Record<string, unknown>;
@@ -35,40 +47,100 @@ function parseChange(payload: string | undefined): { key?: string; account?: str
   }
 }
 
+/** Verified keys: as many as a large deployment has in use. */
+const VERIFIED_MAX = 50_000;
+/** Unknown keys: enough to stop repeated guesses, bounded so guessing cannot grow memory. */
+const UNKNOWN_MAX = 10_000;
+
+export interface AuthenticatorOptions {
+  ttlMs: number;
+  /** TTL while the NOTIFY channel is down (default 2 s). */
+  degradedTtlMs?: number;
+  /** Omitted: no channel, entries expire by TTL only. */
+  databaseUrl?: string;
+  channelTiming?: Partial<ChannelTiming>;
+  onChannelChange?: (state: 'lost' | 'listening', err?: unknown) => void;
+}
+
 export class Authenticator {
-  private readonly cache: LRUCache<string, CacheEntry> | undefined;
+  private readonly verified: LRUCache<string, Principal> | undefined;
+  private readonly unknown: LRUCache<string, true> | undefined;
   private subscription: AuthChangeSubscription | undefined;
+  private degraded = false;
+  /** Whether a key of the format before checksums may still be valid (true until known otherwise). */
+  private legacyKeys = true;
 
   constructor(
     private readonly db: Knex,
-    private readonly opts: { ttlMs: number; databaseUrl?: string; onError?: (err: unknown) => void },
+    private readonly opts: AuthenticatorOptions,
   ) {
-    this.cache = opts.ttlMs > 0 ? new LRUCache({ max: 50_000, ttl: opts.ttlMs }) : undefined;
+    if (opts.ttlMs > 0) {
+      this.verified = new LRUCache({ max: VERIFIED_MAX, ttl: opts.ttlMs });
+      this.unknown = new LRUCache({ max: UNKNOWN_MAX, ttl: opts.ttlMs });
+    }
   }
 
   /** Subscribes to invalidations; without it the cache still expires after the TTL. */
   async start(): Promise<void> {
-    if (!this.cache || !this.opts.databaseUrl) return;
-    this.subscription = await listenForAuthChanges(this.opts.databaseUrl, {
-      onMessage: (payload) => this.invalidate(payload),
-      onLost: (err) => {
-        // A change may have been missed while the subscription was down: forget everything.
-        this.cache?.clear();
-        this.opts.onError?.(err);
+    await this.refreshLegacyKeys();
+    if (!this.verified || !this.opts.databaseUrl) return;
+    this.subscription = listenForAuthChanges(
+      this.opts.databaseUrl,
+      {
+        onMessage: (payload) => this.invalidate(payload),
+        onLost: (err) => {
+          // A change may be missed while the channel is down: forget everything, and keep new
+          // entries only briefly until it listens again.
+          this.degraded = true;
+          this.clear();
+          this.opts.onChannelChange?.('lost', err);
+        },
+        onRestored: () => {
+          this.degraded = false;
+          this.clear();
+          void this.refreshLegacyKeys();
+          this.opts.onChannelChange?.('listening');
+        },
       },
-    });
+      this.opts.channelTiming,
+    );
+    await this.subscription.started;
+  }
+
+  /** Whether the NOTIFY channel is down (entries then live degradedTtlMs). */
+  get channelDown(): boolean {
+    return this.degraded;
+  }
+
+  private clear(): void {
+    this.verified?.clear();
+    this.unknown?.clear();
+  }
+
+  private get entryTtl(): number | undefined {
+    return this.degraded ? (this.opts.degradedTtlMs ?? 2000) : undefined;
+  }
+
+  private async refreshLegacyKeys(): Promise<void> {
+    try {
+      this.legacyKeys = await legacyKeysUsable(this.db);
+    } catch {
+      this.legacyKeys = true; // unknown: look such keys up
+    }
   }
 
   private invalidate(payload: string | undefined): void {
-    const cache = this.cache;
-    if (!cache) return;
     const change = parseChange(payload);
-    if (!change) return cache.clear(); // unknown message: be safe
-    if (change.key) cache.delete(change.key);
-    if (change.account || change.workspace) {
-      for (const [cacheKey, entry] of cache.entries()) {
-        const p = entry.principal;
-        if (p && (p.accountId === change.account || p.workspaceId === change.workspace)) cache.delete(cacheKey);
+    if (!change) return this.clear(); // unknown message: be safe
+    if (change.key) {
+      this.verified?.delete(change.key);
+      this.unknown?.delete(change.key);
+      // A legacy key revoked or expired may have been the last one.
+      if (this.legacyKeys) void this.refreshLegacyKeys();
+    }
+    if ((change.account || change.workspace) && this.verified) {
+      for (const [cacheKey, p] of this.verified.entries()) {
+        if (p.accountId === change.account || p.workspaceId === change.workspace) this.verified.delete(cacheKey);
       }
     }
   }
@@ -77,16 +149,34 @@ export class Authenticator {
     await this.subscription?.close();
   }
 
-  /** Throws API_KEY_INVALID for a missing, malformed, unknown or revoked key. */
+  /** The principal of a key verified recently (no query), if the header carries one. */
+  cached(authorization: string | undefined): Principal | undefined {
+    const token = bearerToken(authorization);
+    if (!token || !this.verified) return undefined;
+    const principal = this.verified.get(hashApiKey(token).toString('base64'));
+    return principal && !expired(principal) ? principal : undefined;
+  }
+
+  /** Throws API_KEY_INVALID for a missing, malformed, unknown, revoked or expired key. */
   async authenticate(authorization: string | undefined): Promise<Principal> {
     const token = bearerToken(authorization);
-    if (!token || !isWellFormedApiKey(token)) throw apiKeyInvalid();
+    const format = token ? keyFormat(token) : 'invalid';
+    if (!token || format === 'invalid' || (format === 'legacy' && !this.legacyKeys)) throw apiKeyInvalid();
     const hash = hashApiKey(token);
     const cacheKey = hash.toString('base64');
-    const cached = this.cache?.get(cacheKey);
-    const principal = cached ? cached.principal : await this.lookup(hash);
-    if (!cached) this.cache?.set(cacheKey, { principal });
-    if (!principal) throw apiKeyInvalid();
+    const cached = this.verified?.get(cacheKey);
+    if (cached) {
+      if (expired(cached)) throw apiKeyInvalid();
+      return cached;
+    }
+    if (this.unknown?.get(cacheKey)) throw apiKeyInvalid();
+    const principal = await this.lookup(hash);
+    if (!principal) {
+      this.unknown?.set(cacheKey, true, { ttl: this.entryTtl });
+      throw apiKeyInvalid();
+    }
+    this.verified?.set(cacheKey, principal, { ttl: this.entryTtl });
+    if (expired(principal)) throw apiKeyInvalid();
     return principal;
   }
 
@@ -98,9 +188,14 @@ export class Authenticator {
   }
 }
 
+function expired(p: Principal, now = Date.now()): boolean {
+  return p.keyExpiresAt !== null && p.keyExpiresAt.getTime() <= now;
+}
+
 function toPrincipal(row: PrincipalRow): Principal {
   return {
     keyId: row.key_id,
+    keyExpiresAt: row.key_expires_at,
     accountId: row.account_id,
     accountName: row.account_name,
     role: row.role,

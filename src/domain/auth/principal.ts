@@ -1,5 +1,7 @@
 export interface Principal {
   keyId: string;
+  /** When the key stops working (null: never); a key past it is answered like an unknown one. */
+  keyExpiresAt: Date | null;
   accountId: string;
   accountName: string;
   role: 'owner' | 'member';

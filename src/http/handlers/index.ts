@@ -8,6 +8,7 @@ import { getAccount } from './account/getAccount';
 import { checkCompany } from './companies/checkCompany';
 import { getCompany } from './companies/getCompany';
 import { getHealth } from './health/getHealth';
+import { getReadiness } from './health/getReadiness';
 import { bulkEnrichPeople } from './people/bulkEnrichPeople';
 import { bulkGetPeople } from './people/bulkGetPeople';
 import { checkPerson } from './people/checkPerson';
@@ -42,6 +43,7 @@ type Implemented = Exclude<OperationId, (typeof NOT_IMPLEMENTED_OPERATIONS)[numb
 export function operationHandlers(deps: HandlerDeps): OperationHandlers {
   const implemented: Pick<OperationHandlers, Implemented> = {
     getHealth: getHealth(),
+    getReadiness: getReadiness(deps),
     getAccount: getAccount(deps),
     getPerson: getPerson(deps),
     checkPerson: checkPerson(deps),

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Config } from '../../config';
+import type { RateLimitStoreState } from '../../domain/ratelimit/rateLimits';
 import type { operations } from '../../../generated/types';
 import type { AppContext } from '../state';
 
@@ -62,4 +63,6 @@ export type OperationHandlers = { [Op in OperationId]: OperationHandler<Op> };
 export interface HandlerDeps {
   knex: Knex;
   config: Config;
+  /** Where rate limits are counted right now (readiness reports it). */
+  rateLimitStore?: () => RateLimitStoreState;
 }

@@ -1,19 +1,31 @@
 /**
  * 401 for a missing/invalid key, 402 for a workspace without an active license. Neither consumes
  * rate limit; the 402 answer still shows the workspace's current window.
+ *
+ * Key guessing is throttled per client address: a request whose key the server has not verified
+ * recently takes a point of the address's failed-authentication budget (AUTH_FAILURE_LIMIT per
+ * window) before any lookup, and gets it back when the key turns out valid. Once the budget is
+ * used up, such requests are refused with 429 and Retry-After without a lookup; keys already in use
+ * (cached) keep working from the same address.
  */
 import type { Middleware } from 'koa';
 import type { Authenticator } from '../../domain/auth/authenticator';
-import { licenseState } from '../../domain/auth/principal';
+import { licenseState, type Principal } from '../../domain/auth/principal';
 import { AppError } from '../../domain/errors';
 import type { RateLimits } from '../../domain/ratelimit/rateLimits';
-import type { RequestState } from '../state';
+import { clientAddress } from '../clientAddress';
+import type { AppContext, RequestState } from '../state';
 
-export function authenticate(deps: { authenticator: Authenticator; rateLimits: RateLimits }): Middleware<RequestState> {
+export function authenticate(deps: {
+  authenticator: Authenticator;
+  rateLimits: RateLimits;
+  authFailureLimit: number;
+}): Middleware<RequestState> {
   return async (ctx, next) => {
     const operation = ctx.state.operation;
     if (!operation || !requiresKey(operation.security)) return next();
-    const principal = await deps.authenticator.authenticate(ctx.get('authorization') || undefined);
+    const header = ctx.get('authorization') || undefined;
+    const principal = deps.authenticator.cached(header) ?? (await verify(ctx, header, deps));
     const license = licenseState(principal);
     if (license !== 'active') {
       ctx.state.quotas = await deps.rateLimits.peek(principal);
@@ -25,6 +37,29 @@ export function authenticate(deps: { authenticator: Authenticator; rateLimits: R
     ctx.state.principal = principal;
     return next();
   };
+}
+
+async function verify(
+  ctx: AppContext,
+  header: string | undefined,
+  deps: { authenticator: Authenticator; rateLimits: RateLimits; authFailureLimit: number },
+): Promise<Principal> {
+  const attempt = await deps.rateLimits.beginAuthAttempt(clientAddress(ctx), deps.authFailureLimit);
+  if (!attempt.allowed) {
+    ctx.state.quotas = attempt.quotas;
+    throw new AppError('RATE_LIMIT_EXCEEDED', 'Too many failed authentications from this address: retry later', {
+      'Retry-After': String(attempt.retryAfterSeconds),
+    });
+  }
+  try {
+    const principal = await deps.authenticator.authenticate(header);
+    await attempt.settle(true);
+    return principal;
+  } catch (err) {
+    // Only a refused key counts; a check that could not run (database down) gives the point back.
+    if (!(err instanceof AppError && err.code === 'API_KEY_INVALID')) await attempt.settle(true);
+    throw err;
+  }
 }
 
 /** An operation is public only when it declares an empty security requirement (`security: []`). */

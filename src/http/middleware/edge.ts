@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../logger';
+import { classifyDatabaseError } from '../../db/errors';
 import { AppError, notFound } from '../../domain/errors';
 import type { QuotaState, RateLimits } from '../../domain/ratelimit/rateLimits';
 import { clientAddress } from '../clientAddress';
@@ -30,7 +31,10 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
       if (ctx.body === undefined && ctx.status === 404) throw notFound(`No such endpoint: ${ctx.method} ${ctx.path}`);
     } catch (err) {
       const appError = toAppError(err);
-      if (appError.status >= 500) {
+      if (appError.code === 'SERVICE_UNAVAILABLE') {
+        // An outage, not a bug: one line per request, without a stack.
+        deps.logger.warn({ err: String(err), request_id: ctx.state.requestId, path: ctx.path }, 'dependency unavailable');
+      } else if (appError.status >= 500) {
         deps.logger.error({ err, request_id: ctx.state.requestId, path: ctx.path }, 'request failed');
       }
       ctx.status = appError.status;
@@ -88,6 +92,14 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !Buffer.isBuffer(v);
 }
 
+/** Seconds a client is asked to wait after a 503 SERVICE_UNAVAILABLE (documented in the contract). */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+export const serviceUnavailable = () =>
+  new AppError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable (its database did not answer); retry later', {
+    'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS),
+  });
+
 /** Errors from Koa and its body parser carry an HTTP status; map the ones input can cause. */
 function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -99,9 +111,8 @@ function toAppError(err: unknown): AppError {
     const detail = e.type === 'entity.parse.failed' || e.message?.includes('JSON') ? 'Malformed JSON body' : e.message;
     return new AppError('VALIDATION_ERROR', detail || 'Bad request');
   }
-  // SQLSTATE class 22 (data exception) can only come from a value the caller sent.
-  if (typeof e?.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code)) {
-    return new AppError('VALIDATION_ERROR', 'A parameter has a value the service cannot use');
-  }
+  const fault = classifyDatabaseError(err);
+  if (fault === 'unavailable') return serviceUnavailable();
+  if (fault === 'invalid_input') return new AppError('VALIDATION_ERROR', 'A parameter has a value the service cannot use');
   return new AppError('INTERNAL_ERROR', 'Internal error; the request id identifies it in the server logs');
 }

@@ -20,6 +20,7 @@ const UUID = '3f2c1a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f';
 /** A valid request for every operation, so the answer comes from the handler, not the validator. */
 const VALID_REQUESTS: Record<string, { query?: string; body?: object; path?: string }> = {
   getHealth: {},
+  getReadiness: {},
   getAccount: {},
   getPerson: { query: 'username=priya-raman' },
   checkPerson: { query: 'network_url=https://www.linkedin.com/in/priya-raman/' },

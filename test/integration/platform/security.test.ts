@@ -9,9 +9,9 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 describe('shared security cases, every protected operation', () => {
-  it('covers every operation except the public health check', () => {
+  it('covers every operation except the public probes', () => {
     const ops = contractOperations();
-    expect(ops.filter((o) => !o.secured).map((o) => o.operationId)).toEqual(['getHealth']);
+    expect(ops.filter((o) => !o.secured).map((o) => o.operationId)).toEqual(['getHealth', 'getReadiness']);
   });
   runSecurityCases(() => h, contractOperations());
 });

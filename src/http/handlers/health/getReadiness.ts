@@ -1,0 +1,19 @@
+import { AppError } from '../../../domain/errors';
+import { checkReadiness } from '../../../domain/health/readiness';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../middleware/edge';
+import type { HandlerDeps, OperationHandler, ResponseBody } from '../types';
+
+/** Readiness: 200 when the database answers in time, 503 SERVICE_UNAVAILABLE otherwise. */
+export const getReadiness =
+  (deps: HandlerDeps): OperationHandler<'getReadiness'> =>
+  async () => {
+    const redis = deps.rateLimitStore?.() ?? 'not_configured';
+    const readiness = await checkReadiness(deps.knex, redis, deps.config.readinessTimeoutMs);
+    if (!readiness.ready) {
+      throw new AppError('SERVICE_UNAVAILABLE', `Not ready: ${readiness.reason}`, {
+        'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS),
+      });
+    }
+    const body: ResponseBody<'getReadiness', 200> = { ok: true, checks: { database: 'up', redis } };
+    return { body };
+  };
