@@ -45,6 +45,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  require('fs').writeFileSync('/tmp/h12/pgfault.log', svc?.logs() ?? '');
   await svc?.stop();
   await admin?.destroy();
   await pg?.destroy();

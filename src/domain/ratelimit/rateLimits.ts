@@ -200,18 +200,20 @@ export class RateLimits {
   }
 
   /**
-   * Failed authentications per client address: an attempt to authenticate with a key the server
-   * has not verified recently takes a point first, so concurrent guesses cannot overshoot the
-   * budget; `settle(true)` gives it back when the key was valid (or the check could not run).
+   * Failed authentications per client address. `authFailuresLeft` reads the budget without
+   * counting (valid keys never spend it; concurrent guesses may overshoot it by their number in
+   * flight, which the connection cap bounds); `recordAuthFailure` counts one.
    */
-  async beginAuthAttempt(address: string, limit: number): Promise<Decision & { settle(succeeded: boolean): Promise<void> }> {
+  async authFailureBudget(address: string, limit: number): Promise<Decision> {
     const now = this.now();
-    const a = await this.take('authfail', address, limit, now);
-    const settle = async (succeeded: boolean) => {
-      if (succeeded && a.allowed) await this.counters.authfail.reward(this.key(address, now));
-    };
-    if (!a.allowed) return { ...this.refuse({ workspace: a.window }, 'workspace', a.retryAfterMs), settle };
-    return { allowed: true, quotas: { workspace: a.window }, settle };
+    const count = await this.count('authfail', address, now);
+    const window = this.window(limit, count, now);
+    if (used(count) + 1 <= limit) return { allowed: true, quotas: { workspace: window } };
+    return this.refuse({ workspace: window }, 'workspace', this.msUntilAdmitted(limit, count, now));
+  }
+
+  async recordAuthFailure(address: string): Promise<void> {
+    await this.counters.authfail.consume(this.key(address, this.now()));
   }
 
   private key(id: string, now: number): string {

@@ -2,11 +2,10 @@
  * 401 for a missing/invalid key, 402 for a workspace without an active license. Neither consumes
  * rate limit; the 402 answer still shows the workspace's current window.
  *
- * Key guessing is throttled per client address: a request whose key the server has not verified
- * recently takes a point of the address's failed-authentication budget (AUTH_FAILURE_LIMIT per
- * window) before any lookup, and gets it back when the key turns out valid. Once the budget is
- * used up, such requests are refused with 429 and Retry-After without a lookup; keys already in use
- * (cached) keep working from the same address.
+ * Key guessing is throttled per client address: every failed authentication (401) counts against
+ * the address's budget (AUTH_FAILURE_LIMIT per sliding window). Once it is used up, requests whose
+ * key the server has not verified recently are refused with 429 and Retry-After before any lookup;
+ * keys already in use (cached) keep working from the same address.
  */
 import type { Middleware } from 'koa';
 import type { Authenticator } from '../../domain/auth/authenticator';
@@ -44,20 +43,19 @@ async function verify(
   header: string | undefined,
   deps: { authenticator: Authenticator; rateLimits: RateLimits; authFailureLimit: number },
 ): Promise<Principal> {
-  const attempt = await deps.rateLimits.beginAuthAttempt(clientAddress(ctx), deps.authFailureLimit);
-  if (!attempt.allowed) {
-    ctx.state.quotas = attempt.quotas;
+  const address = clientAddress(ctx);
+  const budget = await deps.rateLimits.authFailureBudget(address, deps.authFailureLimit);
+  if (!budget.allowed) {
+    ctx.state.quotas = budget.quotas;
     throw new AppError('RATE_LIMIT_EXCEEDED', 'Too many failed authentications from this address: retry later', {
-      'Retry-After': String(attempt.retryAfterSeconds),
+      'Retry-After': String(budget.retryAfterSeconds),
     });
   }
   try {
-    const principal = await deps.authenticator.authenticate(header);
-    await attempt.settle(true);
-    return principal;
+    return await deps.authenticator.authenticate(header);
   } catch (err) {
-    // Only a refused key counts; a check that could not run (database down) gives the point back.
-    if (!(err instanceof AppError && err.code === 'API_KEY_INVALID')) await attempt.settle(true);
+    // Only a refused key counts; a check that could not run (database down) does not.
+    if (err instanceof AppError && err.code === 'API_KEY_INVALID') await deps.rateLimits.recordAuthFailure(address);
     throw err;
   }
 }
