@@ -46,11 +46,10 @@ export function windowStart(months: number, now: Date = new Date()): string {
 export const asArray = <T>(v: T | T[] | undefined): T[] | undefined =>
   v === undefined ? undefined : Array.isArray(v) ? v : [v];
 
-/** Text filters match exactly but case-insensitively. */
-export function lowerText(v: string): string;
-export function lowerText(v: string | undefined): string | undefined;
-export function lowerText(v: string | undefined) {
-  return v?.toLowerCase();
-}
-export const lowerAll = (v: string | string[] | undefined) => asArray(v)?.map((x) => x.toLowerCase());
+/**
+ * Text filters match exactly but case-insensitively. The repositories compare lower(column) with
+ * lower(value) in SQL: both sides lowered by the same function, so a value always matches its own
+ * stored text whatever the database's LC_CTYPE (JavaScript's toLowerCase and PostgreSQL's lower()
+ * disagree on non-ASCII letters). Values are passed through as sent.
+ */
 export const upperAll = (v: string | string[] | undefined) => asArray(v)?.map((x) => x.toUpperCase());

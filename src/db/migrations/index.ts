@@ -9,6 +9,7 @@ import * as lake from './20261121000300_lake';
 import * as search from './20261121000400_search';
 import * as lakeRules from './20261122000100_lake_rules';
 import * as apiKeyExpiry from './20261201000100_api_key_expiry';
+import * as identifierNormalization from './20261201000200_identifier_normalization';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '20261121000400_search': search,
   '20261122000100_lake_rules': lakeRules,
   '20261201000100_api_key_expiry': apiKeyExpiry,
+  '20261201000200_identifier_normalization': identifierNormalization,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -34,12 +34,12 @@ export async function searchCompanies(db: Knex, c: CompanyCriteria, page: Page):
   const base = () => {
     const qb = db.from('companies as c');
     if (c.query !== undefined) qb.whereRaw(`c.search_words @@ websearch_to_tsquery('simple', ?)`, [c.query]);
-    if (c.name !== undefined) qb.whereRaw('lower(c.name) = ?', [c.name]);
-    if (c.industries) qb.whereRaw('c.industries_lower && ?::text[]', [c.industries]);
+    if (c.name !== undefined) qb.whereRaw('lower(c.name) = lower(?)', [c.name]);
+    if (c.industries) qb.whereRaw('c.industries_lower && array(select lower(x) from unnest(?::text[]) x)', [c.industries]);
     if (c.headcountMin !== undefined) qb.where('c.staff_count', '>=', c.headcountMin);
     if (c.headcountMax !== undefined) qb.where('c.staff_count', '<=', c.headcountMax);
     if (c.countries) qb.whereIn('c.hq_country_code', c.countries);
-    if (c.city !== undefined) qb.whereRaw('lower(c.hq_city) = ?', [c.city]);
+    if (c.city !== undefined) qb.whereRaw('lower(c.hq_city) = lower(?)', [c.city]);
     if (c.foundedMin !== undefined) qb.where('c.founded_year', '>=', c.foundedMin);
     if (c.foundedMax !== undefined) qb.where('c.founded_year', '<=', c.foundedMax);
     return qb;

@@ -11,7 +11,7 @@ export function listAlumni(db: Knex, school: string, page: Page): Promise<ListRe
       orderBy: db.raw(RECENT_ORDER),
       // Education rows go with their person (on delete cascade), so they alone give the count.
       count: () =>
-        db('person_educations').whereRaw('lower(school_name) = ?', [school]).countDistinct({ count: 'person_id' }),
+        db('person_educations').whereRaw('lower(school_name) = lower(?)', [school]).countDistinct({ count: 'person_id' }),
     },
     page,
   );

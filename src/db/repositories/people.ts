@@ -52,16 +52,16 @@ export function searchPeople(db: Knex, c: PersonCriteria, page: Page): Promise<L
       qb.whereRaw(`p.title_words @@ (${words})`, c.titleWords);
     }
     if (c.companyId !== undefined) qb.where('p.current_company_id', c.companyId);
-    else if (c.company !== undefined) qb.whereRaw('lower(p.current_company) = ?', [c.company]);
+    else if (c.company !== undefined) qb.whereRaw('lower(p.current_company) = lower(?)', [c.company]);
     if (c.countries) qb.whereIn('p.geo_country_code', c.countries);
-    if (c.city !== undefined) qb.whereRaw('lower(p.geo_city) = ?', [c.city]);
-    if (c.industries) qb.whereRaw('lower(p.current_company_industry) = any(?::text[])', [c.industries]);
+    if (c.city !== undefined) qb.whereRaw('lower(p.geo_city) = lower(?)', [c.city]);
+    if (c.industries) qb.whereRaw('lower(p.current_company_industry) = any(array(select lower(x) from unnest(?::text[]) x))', [c.industries]);
     if (c.seniorities) qb.whereIn('p.seniority', c.seniorities);
-    if (c.skills) qb.whereRaw('p.skills @> ?::text[]', [c.skills]);
+    if (c.skills) qb.whereRaw('p.skills @> array(select lower(x) from unnest(?::text[]) x)', [c.skills]);
     const { school, pastCompanyId, pastCompany } = c;
     if (school !== undefined) qb.whereExists(hasSchool(school));
     if (pastCompanyId !== undefined) qb.whereExists(workedAt('x.company_id = ?', pastCompanyId));
-    else if (pastCompany !== undefined) qb.whereExists(workedAt('lower(x.company_name) = ?', pastCompany));
+    else if (pastCompany !== undefined) qb.whereExists(workedAt('lower(x.company_name) = lower(?)', pastCompany));
   };
   const orderBy =
     c.query !== undefined
@@ -98,7 +98,7 @@ export function listJobChanges<T>(
       where: (qb) => {
         qb.where('p.changed_employer', true).where('p.current_started_on', '>=', opts.since);
         if (opts.previousCompanyId !== undefined) qb.where('p.previous_company_id', opts.previousCompanyId);
-        else if (opts.previousCompany !== undefined) qb.whereRaw('lower(p.previous_company) = ?', [opts.previousCompany]);
+        else if (opts.previousCompany !== undefined) qb.whereRaw('lower(p.previous_company) = lower(?)', [opts.previousCompany]);
       },
       orderBy: db.raw(STARTED_ORDER),
       extra: 'job_change',

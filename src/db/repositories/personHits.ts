@@ -104,7 +104,7 @@ export const RECENT_ORDER = 'p.fetched_at desc, p.id';
 export const STARTED_ORDER = 'p.current_started_on desc, p.id';
 
 
-/** Has an education at the school (lower-cased name). */
+/** Has an education at the school, case-insensitively (both sides lower()ed by the database, so they agree). */
 export const hasSchool = (school: string) => (sub: Knex.QueryBuilder) =>
-  sub.from('person_educations as e').whereRaw('e.person_id = p.id and lower(e.school_name) = ?', [school]);
+  sub.from('person_educations as e').whereRaw('e.person_id = p.id and lower(e.school_name) = lower(?)', [school]);
 

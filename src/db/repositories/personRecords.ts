@@ -73,23 +73,27 @@ export async function deletePerson(db: Knex, id: string): Promise<boolean> {
  * Inserts or replaces records by id. A record that takes over the username of another id replaces
  * that one (the username is the profile's public identity). `records` must not repeat an id or a
  * username (the caller dedupes: ON CONFLICT cannot touch one row twice in a statement).
+ * `usernames[i]` is the stored (normalized) username of `records[i]`: the normalization is the
+ * domain's (lake/identifiers.ts), never SQL lower(), which depends on the database's LC_CTYPE.
  */
-export async function upsertPersons(trx: Knex.Transaction, records: readonly PersonRecord[]): Promise<void> {
+export async function upsertPersons(trx: Knex.Transaction, records: readonly PersonRecord[], usernames: readonly string[]): Promise<void> {
   if (!records.length) return;
   const ids = records.map((r) => r.id.toLowerCase());
-  const usernames = records.map((r) => r.username.toLowerCase());
-  await trx.raw('delete from persons where username = any(?::text[]) and id <> all(?::uuid[])', [usernames, ids]);
+  await trx.raw('delete from persons where username = any(?::text[]) and id <> all(?::uuid[])', [usernames as string[], ids]);
   await trx.raw('delete from person_positions where person_id = any(?::uuid[])', [ids]);
   await trx.raw('delete from person_educations where person_id = any(?::uuid[])', [ids]);
   // One statement, so the batch's JSON is parsed once (parsing is most of the cost) and shared by
   // the three inserts through a materialized CTE: `r` to read fields from, `doc` the text to store.
   await trx.raw(
-    `with input as materialized (select e::jsonb as r, e as doc from json_array_elements(?::json) e),
+    `with input as materialized (
+       select e::jsonb as r, e as doc, u.username
+       from json_array_elements(?::json) with ordinality as j(e, n)
+       join unnest(?::text[]) with ordinality as u(username, n) using (n)),
      upserted as (
        insert into persons (id, username, network_id, network_urn, full_name, current_title, current_company,
          current_company_id, current_company_industry, seniority, geo_country_code, geo_city,
          current_started_on, fetched_at, skills, previous_company_id, previous_company, changed_employer, record)
-       select (r->>'id')::uuid, lower(r->>'username'), r->>'network_id', r->>'network_urn', r->>'full_name',
+       select (r->>'id')::uuid, input.username, r->>'network_id', r->>'network_urn', r->>'full_name',
          r->>'current_title', r->>'current_company', lake_bigint(r->>'current_company_id'),
          r->>'current_company_industry', r->>'seniority', upper(r->>'geo_country_code'), r->>'geo_city',
          (select lake_date((p->>'startYear')::int, (p->>'startMonth')::int)
@@ -125,7 +129,7 @@ export async function upsertPersons(trx: Knex.Transaction, records: readonly Per
        returning 1)
      select (select count(*) from upserted) as persons, (select count(*) from positions) as positions,
        (select count(*) from educations) as educations`,
-    [JSON.stringify(records)],
+    [JSON.stringify(records), usernames as string[]],
   );
 }
 

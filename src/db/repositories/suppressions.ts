@@ -10,8 +10,9 @@ export async function suppressedDigests(db: Knex, digests: readonly string[]): P
   return new Set(rows.map((r) => r.digest));
 }
 
-export async function isSuppressed(db: Knex, digest: string): Promise<boolean> {
-  return Boolean(await db('suppressions').where({ digest }).first('digest'));
+/** Whether any of the digests (one identifier in its current and legacy forms) is a tombstone. */
+export async function isSuppressed(db: Knex, digests: readonly string[]): Promise<boolean> {
+  return Boolean(await db('suppressions').whereIn('digest', digests as string[]).first('digest'));
 }
 
 export async function insertSuppressions(db: Knex, kind: 'person' | 'company', digests: readonly string[]): Promise<number> {

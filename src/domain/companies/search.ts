@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
 import { searchCompanies as searchCompanyRows, type CompanySearchHit } from '../../db/repositories/companies';
 import { validationError } from '../errors';
-import { listBody, lowerAll, lowerText, pageOf, upperAll, type ListBody } from '../paging';
+import { asArray, listBody, pageOf, upperAll, type ListBody } from '../paging';
 
 export type SearchCompaniesRequest = components['schemas']['SearchCompaniesRequest'];
 
@@ -23,12 +23,12 @@ export async function searchCompanies(db: Knex, req: SearchCompaniesRequest): Pr
     db,
     {
       query,
-      name: lowerText(req.name),
-      industries: lowerAll(req.industry),
+      name: req.name,
+      industries: asArray(req.industry),
       headcountMin: req.headcount_min,
       headcountMax: req.headcount_max,
       countries: upperAll(req.hq_country),
-      city: lowerText(req.hq_city),
+      city: req.hq_city,
       foundedMin: req.founded_year_min,
       foundedMax: req.founded_year_max,
     },

@@ -9,37 +9,58 @@ import { deleteCompany, findCompanyRecord, type CompanyRecord } from '../../db/r
 import { deletePerson, findPersonRecord, type PersonRecord } from '../../db/repositories/personRecords';
 import { insertSuppressions, isSuppressed } from '../../db/repositories/suppressions';
 import { AppError } from '../errors';
-import { canonicalCompanyId, slugFromNetworkUrl, type CompanyKey, type PersonKey } from './identifiers';
+import {
+  canonicalCompanyId,
+  normalizeIdentifier,
+  slugKey,
+  type CompanyKey,
+  type PersonKey,
+} from './identifiers';
 
 export type LakeKind = 'person' | 'company';
 
-/** Values are already normalized by identifiers.ts (slugs and UUIDs lower-case). */
+/** The digest of a key's normalized value (identifiers.ts normalizeIdentifier; UUIDs lower-case). */
 export function identifierDigest(kind: LakeKind, key: PersonKey | CompanyKey): string {
-  return createHash('sha256').update(`${kind}:${key.by}:${key.value}`).digest('hex');
+  return digest(kind, key.by, key.value);
+}
+
+function digest(kind: LakeKind, by: string, value: string): string {
+  return createHash('sha256').update(`${kind}:${by}:${value}`).digest('hex');
+}
+
+/**
+ * The digests a lookup by this key must check: its normalized form, and the form it had before
+ * the one normalization (tombstones written then; see PersonKey.legacy).
+ */
+export function keyDigests(kind: LakeKind, key: PersonKey | CompanyKey): string[] {
+  const digests = [identifierDigest(kind, key)];
+  if (key.legacy !== undefined && key.legacy !== key.value) digests.push(digest(kind, key.by, key.legacy));
+  return digests;
+}
+
+/** The username and the profile URL's slug of a record, each with its legacy form. */
+function nameKeys<K extends PersonKey | CompanyKey>(kind: LakeKind, record: { username: string; network_url: string }): K[] {
+  const keys: K[] = [{ by: 'username', value: normalizeIdentifier(record.username.trim()), legacy: record.username.trim().toLowerCase() } as K];
+  const fromUrl = slugKey<K>(record.network_url, kind === 'person' ? 'in' : 'company');
+  if (fromUrl) keys.push(fromUrl);
+  return keys;
 }
 
 /** Every identifier a record can be reached by: id, username, the slug of network_url, and the network IDs. */
 export function personDigests(record: PersonRecord): string[] {
-  const keys: PersonKey[] = [
-    { by: 'id', value: record.id.toLowerCase() },
-    { by: 'username', value: record.username.toLowerCase() },
-  ];
-  const slug = slugFromNetworkUrl(record.network_url, 'in');
-  if (slug) keys.push({ by: 'username', value: slug });
+  const keys: PersonKey[] = [{ by: 'id', value: record.id.toLowerCase() }, ...nameKeys<PersonKey>('person', record)];
   if (record.network_id) keys.push({ by: 'network_id', value: record.network_id });
   if (record.network_urn) keys.push({ by: 'network_urn', value: record.network_urn });
-  return unique(keys.map((k) => identifierDigest('person', k)));
+  return unique(keys.flatMap((k) => keyDigests('person', k)));
 }
 
 export function companyDigests(record: CompanyRecord): string[] {
   const keys: CompanyKey[] = [
     { by: 'id', value: record.id.toLowerCase() },
-    { by: 'username', value: record.username.toLowerCase() },
     { by: 'company_id', value: canonicalCompanyId(record.company_id) },
+    ...nameKeys<CompanyKey>('company', record),
   ];
-  const slug = slugFromNetworkUrl(record.network_url, 'company');
-  if (slug) keys.push({ by: 'username', value: slug });
-  return unique(keys.map((k) => identifierDigest('company', k)));
+  return unique(keys.flatMap((k) => keyDigests('company', k)));
 }
 
 const unique = (values: string[]) => [...new Set(values)];
@@ -52,7 +73,7 @@ export const dataSubjectBlocked = () =>
 
 /** Throws 451 when the identifier belongs to a withdrawn record. Called after a lookup found nothing. */
 export async function assertNotWithdrawn(db: Knex, kind: LakeKind, key: PersonKey | CompanyKey): Promise<void> {
-  if (await isSuppressed(db, identifierDigest(kind, key))) throw dataSubjectBlocked();
+  if (await isSuppressed(db, keyDigests(kind, key))) throw dataSubjectBlocked();
 }
 
 export interface SuppressionOutcome {
@@ -71,7 +92,7 @@ export async function suppress(db: Knex, kind: 'person', key: PersonKey): Promis
 export async function suppress(db: Knex, kind: 'company', key: CompanyKey): Promise<SuppressionOutcome>;
 export async function suppress(db: Knex, kind: LakeKind, key: PersonKey | CompanyKey): Promise<SuppressionOutcome> {
   return db.transaction(async (trx) => {
-    const digests = [identifierDigest(kind, key)];
+    const digests = keyDigests(kind, key);
     let deletedId: string | null = null;
     if (kind === 'person') {
       const record = await findPersonRecord(trx, key.by as PersonKey['by'], key.value);

@@ -6,7 +6,11 @@ import type { Knex } from 'knex';
 import { upsertCompanies, type CompanyRecord } from '../../db/repositories/companyRecords';
 import { upsertPersons, type PersonRecord } from '../../db/repositories/personRecords';
 import { insertSuppressions, suppressedDigests } from '../../db/repositories/suppressions';
+import { normalizeIdentifier } from './identifiers';
 import { companyDigests, personDigests, type LakeKind } from './suppression';
+
+/** The username column's value: the one identifier normalization (identifiers.ts), never SQL lower(). */
+export const storedUsername = (record: { username: string }) => normalizeIdentifier(record.username.trim());
 
 export interface WriteOutcome {
   /** Records inserted or replaced. */
@@ -21,7 +25,7 @@ type LakeRecord<K extends LakeKind> = K extends 'person' ? PersonRecord : Compan
 
 /** Identity keys that must be unique within one statement; the last record wins, as a later line would. */
 function identityKeys(kind: LakeKind, record: PersonRecord | CompanyRecord): string[] {
-  const keys = [`id:${record.id.toLowerCase()}`, `username:${record.username.toLowerCase()}`];
+  const keys = [`id:${record.id.toLowerCase()}`, `username:${storedUsername(record)}`];
   if (kind === 'company') keys.push(`company_id:${BigInt((record as CompanyRecord).company_id)}`);
   return keys;
 }
@@ -60,8 +64,9 @@ export async function writeRecords<K extends LakeKind>(
     const allowed = refused.length ? unique.filter((r) => !refused.includes(r)) : unique;
     // A record refused for one withdrawn identifier is withdrawn by all of its identifiers from now on.
     if (refused.length) await insertSuppressions(trx, kind, refused.flatMap(digestsOf));
-    if (kind === 'person') await upsertPersons(trx, allowed as PersonRecord[]);
-    else await upsertCompanies(trx, allowed as CompanyRecord[]);
+    const usernames = allowed.map(storedUsername);
+    if (kind === 'person') await upsertPersons(trx, allowed as PersonRecord[], usernames);
+    else await upsertCompanies(trx, allowed as CompanyRecord[], usernames);
     return { written: allowed.length, withdrawn: unique.length - allowed.length, duplicates: records.length - unique.length };
   };
   return db.isTransaction ? write(db as Knex.Transaction) : db.transaction(write);

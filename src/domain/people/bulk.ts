@@ -10,7 +10,7 @@ import { findPersonsJson } from '../../db/repositories/personRecords';
 import { suppressedDigests } from '../../db/repositories/suppressions';
 import { AppError, notFound, validationError } from '../errors';
 import { isUuid, personKeyFromQuery, type PersonKey } from '../lake/identifiers';
-import { dataSubjectBlocked, identifierDigest } from '../lake/suppression';
+import { dataSubjectBlocked, keyDigests } from '../lake/suppression';
 
 export type ProfileIdentifier = components['schemas']['BulkProfileIdentifier'];
 type BulkResult = components['schemas']['BulkResult'];
@@ -89,7 +89,7 @@ async function answer(db: Knex, items: CheckedItem[]): Promise<BulkOutcome> {
   }
   const missed = keys.filter((key) => !records.has(keyText(key)));
   // Tombstones hold digests of the normalized identifiers, exactly as assertNotWithdrawn asks.
-  const withdrawn = await suppressedDigests(db, unique(missed.map((key) => identifierDigest('person', key))));
+  const withdrawn = await suppressedDigests(db, unique(missed.flatMap((key) => keyDigests('person', key))));
 
   const outcome: BulkOutcome = { results: [], matched: 0, unmatched: 0, failed: 0 };
   for (const item of items) {
@@ -99,7 +99,7 @@ async function answer(db: Knex, items: CheckedItem[]): Promise<BulkOutcome> {
     } else {
       const record = records.get(keyText(item.key));
       if (record !== undefined) result = { input: item.input, status: 200, code: null, error: null, record };
-      else if (withdrawn.has(identifierDigest('person', item.key))) result = failure(item.input, dataSubjectBlocked());
+      else if (keyDigests('person', item.key).some((d) => withdrawn.has(d))) result = failure(item.input, dataSubjectBlocked());
       else result = failure(item.input, notFound(`No person with ${item.key.by} "${item.key.value}" is indexed in the data lake.`));
     }
     if (result.status === 200) outcome.matched++;

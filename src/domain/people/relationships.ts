@@ -11,7 +11,7 @@ import { findSubject, listJobChanges as listJobChangeRows, listSimilarPeople as 
 import type { PersonSearchHit } from '../../db/repositories/personHits';
 import { storedCompanyId, type PersonKey } from '../lake/identifiers';
 import { foundOr451Or404 } from '../lake/presence';
-import { emptyList, listBody, lowerText, pageOf, windowStart, type ListBody, type PageRequest } from '../paging';
+import { emptyList, listBody, pageOf, windowStart, type ListBody, type PageRequest } from '../paging';
 
 type JobChangeHit = components['schemas']['JobChangeHit'];
 
@@ -50,6 +50,6 @@ export async function listJobChanges(db: Knex, req: JobChangesRequest): Promise<
     if (previousCompanyId === undefined) return emptyList(paging);
     return listBody(await listJobChangeRows<JobChangeHit>(db, { since, previousCompanyId }, paging), paging);
   }
-  const previousCompany = lowerText(req.previous_company);
+  const previousCompany = req.previous_company;
   return listBody(await listJobChangeRows<JobChangeHit>(db, { since, previousCompany }, paging), paging);
 }

@@ -9,8 +9,6 @@ import {
   asArray,
   emptyList,
   listBody,
-  lowerAll,
-  lowerText as lower,
   pageOf,
   upperAll,
   type ListBody,
@@ -33,14 +31,14 @@ function personCriteria(req: SearchPeopleRequest): PersonCriteria | undefined {
   const criteria: PersonCriteria = {
     query: req.query === undefined ? undefined : words('query', req.query).join(' '),
     titleWords: req.title === undefined ? undefined : words('title', req.title),
-    company: lower(req.company),
+    company: req.company,
     countries: upperAll(req.location),
-    city: lower(req.city),
-    industries: lowerAll(req.industry),
+    city: req.city,
+    industries: asArray(req.industry),
     seniorities: asArray(req.seniority),
-    skills: lowerAll(req.skills),
-    school: lower(req.school),
-    pastCompany: lower(req.past_company),
+    skills: asArray(req.skills),
+    school: req.school,
+    pastCompany: req.past_company,
   };
   if (req.company_id !== undefined) {
     criteria.companyId = storedCompanyId(req.company_id);
