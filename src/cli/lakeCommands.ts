@@ -1,6 +1,6 @@
 /** Data lake commands: seed, import, suppress. */
 import { Argument, InvalidArgumentError, type Command } from 'commander';
-import { importFile, ImportAborted } from '../domain/lake/importer';
+import { DEFAULT_MAX_LINE_BYTES, importExitCode, importFile, ImportAborted } from '../domain/lake/importer';
 import { keyFromOperatorInput } from '../domain/lake/identifiers';
 import { seedLake, writeWorldFiles, type SeedProgress } from '../world/seed';
 import { suppress } from '../domain/lake/suppression';
@@ -85,8 +85,14 @@ export function registerLakeCommands(program: Command): void {
     .argument('<file>', 'NDJSON file, one record per line; .gz or any gzip stream is detected')
     .option('--strict', 'abort on the first invalid line and write nothing')
     .option('--batch-size <n>', 'records per write', positiveInt, 1000)
+    .option('--max-line-bytes <n>', 'longer lines are skipped without being read into memory', positiveInt, DEFAULT_MAX_LINE_BYTES)
     .option('--json', 'machine-readable output')
-    .action(async (kind: 'persons' | 'companies', file: string, opts: { strict?: boolean; batchSize: number; json?: boolean }) => {
+    .addHelpText(
+      'after',
+      '\nExit status: 0 all record lines imported; 2 some lines skipped (reported); 3 nothing imported (every line skipped);\n' +
+        '4 the input broke off (truncated gzip, read error: what was read is imported); 1 error (nothing imported under --strict).',
+    )
+    .action(async (kind: 'persons' | 'companies', file: string, opts: { strict?: boolean; batchSize: number; maxLineBytes: number; json?: boolean }) => {
       const quiet = Boolean(opts.json);
       let bar: Progress | undefined;
       const printed = { count: 0 };
@@ -97,6 +103,7 @@ export function registerLakeCommands(program: Command): void {
             file,
             strict: opts.strict,
             batchSize: opts.batchSize,
+            maxLineBytes: opts.maxLineBytes,
             validate: recordValidator(kind === 'persons' ? 'PersonResult' : 'CompanyResult'),
             onInvalid: (invalid) => {
               if (quiet || printed.count++ >= 100) return;
@@ -116,8 +123,11 @@ export function registerLakeCommands(program: Command): void {
           [
             `Imported ${report.written} ${kind} from ${report.lines} lines in ${(report.elapsed_ms / 1000).toFixed(1)} s (${report.records_per_second} records/s)`,
             `invalid lines skipped: ${report.invalid}; withdrawn records refused: ${report.withdrawn}; duplicates in file: ${report.duplicates}`,
+            ...(report.complete ? [] : [`INCOMPLETE: ${report.error}`]),
           ].join('\n'),
         );
+        if (!report.complete && !quiet) process.stderr.write(`enrich: ${report.error}\n`);
+        process.exitCode = importExitCode(report);
       } catch (err) {
         bar?.stop();
         if (err instanceof ImportAborted && opts.json) {

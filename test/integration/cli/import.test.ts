@@ -21,6 +21,8 @@ function file(lines: unknown[], gzip = false): string {
 }
 
 interface Report {
+  complete: boolean;
+  error: string | null;
   lines: number;
   written: number;
   invalid: number;
@@ -54,7 +56,7 @@ describe('enrich import', () => {
       good[1],
     ];
     const res = await enrich('import', 'persons', file(lines), '--json');
-    expect(res.code).toBe(0);
+    expect(res.code).toBe(2); // some lines skipped
     const report = JSON.parse(res.stdout) as Report;
     expect(report).toMatchObject({ lines: 8, written: 2, invalid: 5 });
     expect(report.errors.map((e) => e.line)).toEqual([2, 3, 5, 6, 7]);
@@ -65,7 +67,7 @@ describe('enrich import', () => {
     for (const r of good) expect((await person(r.id)).status).toBe(200);
 
     const human = await enrich('import', 'persons', file(lines));
-    expect(human.code).toBe(0);
+    expect(human.code).toBe(2);
     expect(human.stderr).toMatch(/^line 2: .*JSON/m);
     expect(human.stderr).toMatch(/^line 3: .*full_name/m);
     expect(human.stdout).toMatch(/Imported 2 persons/);
@@ -108,8 +110,9 @@ describe('enrich import', () => {
     expect(report.written).toBe(2);
     const res = await h.get(`/api/v1/company?company_id=${companies[0].company_id}`, h.key());
     expect(res.body.data).toEqual(companies[0]);
-    const wrongKind = await enrichJson<Report>('import', 'companies', file([personRecord()]));
-    expect(wrongKind).toMatchObject({ written: 0, invalid: 1 });
+    const wrongKind = await enrich('import', 'companies', file([personRecord()]), '--json');
+    expect(wrongKind.code).toBe(3); // nothing imported
+    expect(JSON.parse(wrongKind.stdout)).toMatchObject({ written: 0, invalid: 1 });
   });
 
   it('refuses records withdrawn under a privacy request, and says so', async () => {
@@ -124,5 +127,92 @@ describe('enrich import', () => {
     const res = await enrich('import', 'persons', path.join(dir, 'nope.ndjson'));
     expect(res.code).not.toBe(0);
     expect(res.stderr).toMatch(/nope\.ndjson: no such file/);
+  });
+
+describe('enrich import, hostile input', () => {
+  it('a NUL character in any string: that line is reported and skipped, the rest imported (exit 2)', async () => {
+    const records = Array.from({ length: 5 }, () => personRecord());
+    const withNul = { ...personRecord(), headline: 'before\u0000after' };
+    const nested = personRecord();
+    nested.skills = [{ ...nested.skills[0], name: 'C\u0000C++' }];
+    const res = await enrich('import', 'persons', file([records[0], records[1], withNul, records[2], nested, records[3], records[4]]), '--json');
+    expect(res.code).toBe(2);
+    const report = JSON.parse(res.stdout) as Report;
+    expect(report).toMatchObject({ lines: 7, written: 5, invalid: 2, complete: true });
+    expect(report.errors.map((e) => e.line)).toEqual([3, 5]);
+    expect(report.errors[0].reason).toMatch(/headline.*NUL/);
+    expect(report.errors[1].reason).toMatch(/skills\[0\]\.name.*NUL/);
+    expect(res.stderr).not.toMatch(/insert into/i);
+    for (const r of records) expect((await person(r.id)).status).toBe(200);
+  });
+
+  it('a record the database cannot store for another reason is isolated from its batch, reported and skipped', async () => {
+    const companies = Array.from({ length: 6 }, () => companyRecord());
+    const huge = { ...companyRecord(), staff_count: 10 ** 12 }; // valid for the schema, too large for the column
+    const res = await enrich('import', 'companies', file([...companies.slice(0, 3), huge, ...companies.slice(3)]), '--json', '--batch-size', '4');
+    expect(res.code).toBe(2);
+    const report = JSON.parse(res.stdout) as Report;
+    expect(report).toMatchObject({ written: 6, invalid: 1 });
+    expect(report.errors).toEqual([{ line: 4, reason: expect.stringMatching(/database cannot store/) }]);
+    for (const c of companies) expect((await h.get(`/api/v1/company?id=${c.id}`, h.key())).status).toBe(200);
+  });
+
+  it('a truncated gzip file: what was read is imported, the JSON report says it is incomplete, exit 4', async () => {
+    const records = Array.from({ length: 50 }, () => personRecord());
+    const name = file(records, true);
+    const whole = fs.readFileSync(name);
+    fs.writeFileSync(name, whole.subarray(0, Math.floor(whole.length * 0.6)));
+    const res = await enrich('import', 'persons', name, '--json', '--batch-size', '5');
+    expect(res.code).toBe(4);
+    const report = JSON.parse(res.stdout) as Report;
+    expect(report.complete).toBe(false);
+    expect(report.error).toMatch(/ended early/);
+    expect(report.written).toBeGreaterThan(0);
+    expect(report.written).toBeLessThan(50);
+    const first = await person(records[0].id);
+    expect(first.status).toBe(200);
+    const human = await enrich('import', 'persons', name);
+    expect(human.code).toBe(4);
+    expect(human.stdout).toMatch(/INCOMPLETE/);
+  });
+
+  it('a line over the maximum length is refused without being read whole: a gzip bomb of one 64 MB line', async () => {
+    const after = personRecord();
+    const bomb = Buffer.concat([Buffer.alloc(64 * 1024 * 1024, 0x61), Buffer.from('\n' + JSON.stringify(after) + '\n')]);
+    const name = path.join(dir, `bomb-${++n}.ndjson.gz`);
+    fs.writeFileSync(name, zlib.gzipSync(bomb));
+    expect(fs.statSync(name).size).toBeLessThan(1024 * 1024);
+    const res = await enrich('import', 'persons', name, '--json', '--max-line-bytes', '1048576');
+    expect(res.code).toBe(2);
+    const report = JSON.parse(res.stdout) as Report;
+    expect(report).toMatchObject({ lines: 2, written: 1, invalid: 1 });
+    expect(report.errors[0]).toEqual({ line: 1, reason: expect.stringMatching(/longer than the maximum of 1048576 bytes/) });
+    expect((await person(after.id)).status).toBe(200);
+  });
+
+  it('a UTF-8 byte-order mark is ignored, and CRLF line ends too', async () => {
+    const records = [personRecord(), personRecord()];
+    const name = path.join(dir, `bom-${++n}.ndjson`);
+    fs.writeFileSync(name, '\ufeff' + records.map((r) => JSON.stringify(r)).join('\r\n') + '\r\n');
+    const res = await enrich('import', 'persons', name, '--json');
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ lines: 2, written: 2, invalid: 0 });
+  });
+
+  it('a file of garbage imports nothing and says so (exit 3), whatever its bytes', async () => {
+    const name = path.join(dir, `garbage-${++n}.bin`);
+    const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7919 + 13) % 256));
+    bytes[0] = 0x00; // not the gzip magic
+    fs.writeFileSync(name, bytes);
+    const res = await enrich('import', 'persons', name, '--json');
+    expect(res.code).toBe(3);
+    const report = JSON.parse(res.stdout) as Report;
+    expect(report.written).toBe(0);
+    expect(report.invalid).toBeGreaterThan(0);
+  });
+
+  it('exit 0 when every record line is imported', async () => {
+    const res = await enrich('import', 'persons', file([personRecord(), '', personRecord()]), '--json');
+    expect(res.code).toBe(0);
   });
 });
