@@ -56,7 +56,9 @@ function errorResponseSchema(api: OpenAPIBackend): object {
 export async function contractProblems(method: string, path: string, res: HttpResponse): Promise<string[]> {
   const api = await router();
   const problems: string[] = [];
-  const operation: Operation | undefined = api.router.matchOperation({ method, path, headers: {}, query: {} });
+  // HEAD is answered wherever GET is, with the GET's headers and no body (RFC 9110).
+  const head = method.toUpperCase() === 'HEAD';
+  const operation: Operation | undefined = api.router.matchOperation({ method: head ? 'GET' : method, path, headers: {}, query: {} });
   const header = (name: string) => {
     const v = res.headers[name.toLowerCase()];
     return Array.isArray(v) ? v[0] : v;
@@ -91,7 +93,11 @@ export async function contractProblems(method: string, path: string, res: HttpRe
     }
   }
 
-  if (schema) {
+  if (head) {
+    if (res.body !== undefined && res.body !== '' && !(typeof res.body === 'object' && res.body !== null && Object.keys(res.body).length === 0)) {
+      problems.push('HEAD answered with a body');
+    }
+  } else if (schema) {
     const validate = compile(key, schema);
     if (!validate(res.body)) problems.push(`body invalid for ${key}: ${ajv.errorsText(validate.errors, { separator: '; ' })}`);
   }
@@ -99,7 +105,9 @@ export async function contractProblems(method: string, path: string, res: HttpRe
   const body = res.body as { metadata?: { request_id?: string }; quotas?: unknown } | undefined;
   const requestId = header('x-request-id');
   if (!requestId || !/^req_[0-9a-f]+$/.test(requestId)) problems.push(`bad x-request-id header: ${requestId}`);
-  if (!body || typeof body !== 'object') problems.push('body is not a JSON object');
+  if (head) {
+    // no body to compare with the headers
+  } else if (!body || typeof body !== 'object') problems.push('body is not a JSON object');
   else {
     if (body.metadata?.request_id !== requestId) problems.push('metadata.request_id differs from x-request-id');
     if (!body.quotas) problems.push('quotas missing');

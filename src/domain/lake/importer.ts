@@ -20,6 +20,7 @@ import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { classifyDatabaseError } from '../../db/errors';
 import { validationError } from '../errors';
+import { nulPath } from '../text';
 import type { LakeKind } from './suppression';
 import { writeRecords, type WriteOutcome } from './writer';
 
@@ -149,27 +150,6 @@ async function openInput(file: string): Promise<{ input: Readable; bytesRead: ()
   const input = gzip ? raw.pipe(zlib.createGunzip()) : raw;
   raw.on('error', (err) => input.destroy(err));
   return { input, bytesRead: () => raw.bytesRead, totalBytes: stat.size };
-}
-
-/** The path of the first string (value or key) holding U+0000, which PostgreSQL text cannot store. */
-function nulPath(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path || '(the record)' : undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = nulPath(value[i], `${path}[${i}]`);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (value && typeof value === 'object') {
-    for (const [key, v] of Object.entries(value)) {
-      const here = path ? `${path}.${key}` : key;
-      if (key.includes('\u0000')) return here;
-      const found = nulPath(v, here);
-      if (found) return found;
-    }
-  }
-  return undefined;
 }
 
 /** Why a line cannot be imported, or its record. */

@@ -11,6 +11,7 @@ import { suppressedDigests } from '../../db/repositories/suppressions';
 import { AppError, notFound, validationError } from '../errors';
 import { isUuid, personKeyFromQuery, type PersonKey } from '../lake/identifiers';
 import { dataSubjectBlocked, keyDigests } from '../lake/suppression';
+import { nulPath } from '../text';
 
 export type ProfileIdentifier = components['schemas']['BulkProfileIdentifier'];
 type BulkResult = components['schemas']['BulkResult'];
@@ -59,7 +60,9 @@ type CheckedItem = { input: ProfileIdentifier; key: PersonKey } | { input: Profi
  * ignores), and the first present one is used and must name a person.
  */
 function checkItem(input: ProfileIdentifier, label: string): CheckedItem {
+  const nul = nulPath(input);
   const problem =
+    (nul !== undefined && `${nul}: must not contain the NUL character (U+0000)`) ||
     (input.network_url !== undefined && !within(input.network_url, NETWORK_URL_MAX) && `network_url: must be 1-${NETWORK_URL_MAX} characters`) ||
     (input.username !== undefined && !within(input.username, USERNAME_MAX) && `username: must be 1-${USERNAME_MAX} characters`) ||
     (input.id !== undefined && !isUuid(input.id) && 'id: not a UUID');

@@ -24,8 +24,29 @@ export function jsonBody(limitBytes: number): Middleware<RequestState> {
         `Content-Type must be application/json (got ${ctx.get('content-type') || 'none'})`,
       );
     }
-    await parse(ctx as never, async () => undefined);
+    try {
+      await parse(ctx as never, async () => undefined);
+    } catch (err) {
+      throw bodyError(ctx.get('content-encoding'), err);
+    }
     ctx.state.body = (ctx.request as { body?: unknown }).body;
     return next();
   };
+}
+
+/**
+ * The body parser's failures that the request causes. Its own errors carry an HTTP status (413
+ * size, 400 JSON, 415 unknown Content-Encoding) and are mapped by the edge; an error without one
+ * while a Content-Encoding is being decoded comes from the decompression stream (zlib or brotli:
+ * corrupt or truncated data), so the body does not match its encoding: a 400.
+ */
+function bodyError(encoding: string, err: unknown): unknown {
+  const e = err as { status?: number; errno?: unknown };
+  if (e?.status === undefined && typeof e?.errno === 'number' && encoding && encoding.toLowerCase() !== 'identity') {
+    return validationError(`Request body does not match its Content-Encoding "${encoding}" (corrupt or truncated compressed data)`);
+  }
+  if (e?.status === 415) {
+    return new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding "${encoding}" is not supported: send gzip, deflate, br or identity`);
+  }
+  return err;
 }

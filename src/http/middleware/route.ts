@@ -1,4 +1,8 @@
-/** Matches the request to a contract operation (404 unknown path, 405 wrong method). */
+/**
+ * Matches the request to a contract operation (404 unknown path, 405 wrong method). HEAD is
+ * answered wherever GET is (RFC 9110 9.3.2): it runs as the GET, and Koa sends the headers
+ * without the body.
+ */
 import type { Middleware } from 'koa';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { AppError, notFound } from '../../domain/errors';
@@ -11,7 +15,7 @@ export function route(api: OpenAPIBackend): Middleware<RequestState> {
     // openapi-backend ignores a trailing slash, but the contract has no such paths: /person/ is not
     // /person (Prism's validating proxy found the disagreement).
     if (ctx.path.endsWith('/')) throw notFound(`No such endpoint: ${ctx.method} ${ctx.path}`);
-    const req = { method: ctx.method, path: ctx.path, headers: {}, query: {} };
+    const req = { method: routedMethod(ctx.method), path: ctx.path, headers: {}, query: {} };
     try {
       ctx.state.operation = api.router.matchOperation(req, true);
     } catch (err) {
@@ -19,7 +23,7 @@ export function route(api: OpenAPIBackend): Middleware<RequestState> {
         const allowed = api.router
           .getOperations()
           .filter((op) => pathMatches(op.path, ctx.path.slice(API_ROOT.length)))
-          .map((op) => op.method.toUpperCase());
+          .flatMap((op) => (op.method.toUpperCase() === 'GET' ? ['GET', 'HEAD'] : [op.method.toUpperCase()]));
         throw new AppError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`, {
           Allow: [...new Set(allowed)].join(', '),
         });
@@ -34,3 +38,6 @@ function pathMatches(template: string, path: string): boolean {
   const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
   return new RegExp(`^${pattern}/?$`).test(path);
 }
+
+/** The method a request is routed and validated as: HEAD as GET. */
+export const routedMethod = (method: string) => (method === 'HEAD' ? 'GET' : method);

@@ -216,3 +216,4 @@ describe('enrich import, hostile input', () => {
     expect(res.code).toBe(0);
   });
 });
+});

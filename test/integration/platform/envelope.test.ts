@@ -33,12 +33,12 @@ describe('unknown paths and methods', () => {
     const res = await h.send(h.http.put('/api/v1/person').set('Authorization', bearer()));
     expect(res.status).toBe(405);
     expect(res.body.code).toBe('METHOD_NOT_ALLOWED');
-    expect(res.headers.allow).toBe('GET');
+    expect(res.headers.allow).toBe('GET, HEAD');
     const monitors = await h.send(h.http.patch('/api/v1/monitors').set('Authorization', bearer()));
-    expect(monitors.headers.allow?.split(', ').sort()).toEqual(['DELETE', 'GET', 'POST']);
+    expect(monitors.headers.allow?.split(', ').sort()).toEqual(['DELETE', 'GET', 'HEAD', 'POST']);
     const one = await h.send(h.http.post('/api/v1/monitors/3f2c1a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f').set('Authorization', bearer()));
     expect(one.status).toBe(405);
-    expect(one.headers.allow?.split(', ').sort()).toEqual(['DELETE', 'GET']);
+    expect(one.headers.allow?.split(', ').sort()).toEqual(['DELETE', 'GET', 'HEAD']);
   });
 });
 

@@ -42,7 +42,7 @@ describe('odd requests', () => {
     expect(res.status < 500 || res.status === 501).toBe(true);
   });
 
-  it('HEAD and OPTIONS on contract paths are 405 with a JSON body', async () => {
+  it('OPTIONS on contract paths is 405 with a JSON body (HEAD: httpHardening.test.ts)', async () => {
     const res = await h.send(h.http.options('/api/v1/person').set('Authorization', auth()));
     expect(res.status).toBe(405);
   });

@@ -1,0 +1,26 @@
+/**
+ * Text the database cannot hold: PostgreSQL `text` and `json` values cannot contain U+0000 (NUL),
+ * so a string with one is refused where it enters (HTTP parameters and bodies, imported records),
+ * with the name of the field, instead of failing deep inside a query.
+ */
+
+/** The path (`a.b[2].c`) of the first string, value or key, holding U+0000, or undefined. */
+export function nulPath(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path || '(value)' : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = nulPath(value[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (value && typeof value === 'object') {
+    for (const [key, v] of Object.entries(value)) {
+      const here = path ? `${path}.${key}` : key;
+      if (key.includes('\u0000')) return here;
+      const found = nulPath(v, here);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
