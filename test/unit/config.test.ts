@@ -11,4 +11,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
     expect(() => loadConfig({ REDIS_URL: 'not a url' })).toThrow(/REDIS_URL/);
   });
+  it('reads TRUST_PROXY as a number of proxy hops', () => {
+    expect(loadConfig({}).trustProxyHops).toBe(0);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxyHops).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxyHops).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxyHops).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxyHops).toBe(0);
+    expect(() => loadConfig({ TRUST_PROXY: 'yes' })).toThrow(/TRUST_PROXY/);
+  });
+  it('has bounded timeouts by default and refuses inconsistent ones', () => {
+    expect(loadConfig({})).toMatchObject({ dbStatementTimeoutMs: 5000, dbAcquireTimeoutMs: 2000, redisCommandTimeoutMs: 150, httpRequestTimeoutMs: 30000 });
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '60000', HTTP_REQUEST_TIMEOUT_MS: '30000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS/);
+  });
 });

@@ -2733,6 +2733,11 @@ export interface components {
          */
         RateLimit: string;
         /**
+         * @description `no-store, private`: answers carry personal data and per-caller quotas, so no cache (a browser's, a proxy's or a CDN's) may keep or share them. Sent on every answer of the API.
+         * @example no-store, private
+         */
+        CacheControl: "no-store, private";
+        /**
          * @description Seconds until the exhausted rate-limit window resets and requests are accepted again.
          * @example 18
          */
@@ -2757,6 +2762,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2783,6 +2789,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2810,6 +2817,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2855,6 +2863,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2902,6 +2911,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2958,6 +2968,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3015,6 +3026,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3072,6 +3084,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3106,6 +3119,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3142,6 +3156,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3178,6 +3193,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3225,6 +3241,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3275,6 +3292,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3327,6 +3345,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3362,6 +3381,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3409,6 +3429,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3456,6 +3477,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3493,6 +3515,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3545,6 +3568,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3592,6 +3616,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3644,6 +3669,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3702,6 +3728,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3734,6 +3761,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3769,6 +3797,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3809,6 +3838,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3846,6 +3876,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3883,6 +3914,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -18,6 +18,20 @@ describe('request ids', () => {
   });
 });
 
+describe('caching', () => {
+  it('every answer of the API, records and errors alike, says no-store, private', async () => {
+    const answers = await Promise.all([
+      h.get('/api/v1/account', h.key()),
+      h.get('/api/v1/person?username=nobody-at-all', h.key()),
+      h.get('/api/v1/account'),
+      h.get('/api/v1/health'),
+      h.post('/api/v1/people/search', { title: 'cto' }, h.key()),
+      h.post('/api/v1/people/bulk', { ids: ['3f2c1a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f'] }, h.key()),
+    ]);
+    for (const res of answers) expect({ status: res.status, cache: res.headers['cache-control'] }).toEqual({ status: res.status, cache: 'no-store, private' });
+  });
+});
+
 describe('unknown paths and methods', () => {
   it.each(['/api/v1/nope', '/api/v1', '/api/v2/person', '/', '/favicon.ico', '/api/v1/person/extra/segments'])(
     '%s -> 404 NOT_FOUND in the envelope',
