@@ -60,6 +60,9 @@ export interface AuthenticatorOptions {
   databaseUrl?: string;
   channelTiming?: Partial<ChannelTiming>;
   onChannelChange?: (state: 'lost' | 'listening', err?: unknown) => void;
+  /** Cache sizes (defaults: 50,000 verified keys, 10,000 unknown ones). */
+  verifiedMax?: number;
+  unknownMax?: number;
 }
 
 export class Authenticator {
@@ -75,8 +78,8 @@ export class Authenticator {
     private readonly opts: AuthenticatorOptions,
   ) {
     if (opts.ttlMs > 0) {
-      this.verified = new LRUCache({ max: VERIFIED_MAX, ttl: opts.ttlMs });
-      this.unknown = new LRUCache({ max: UNKNOWN_MAX, ttl: opts.ttlMs });
+      this.verified = new LRUCache({ max: opts.verifiedMax ?? VERIFIED_MAX, ttl: opts.ttlMs });
+      this.unknown = new LRUCache({ max: opts.unknownMax ?? UNKNOWN_MAX, ttl: opts.ttlMs });
     }
   }
 
