@@ -14,9 +14,14 @@ export interface CliResult {
 }
 
 export async function enrich(...args: string[]): Promise<CliResult> {
+  return enrichWith({}, ...args);
+}
+
+/** The same with extra environment (another DATABASE_URL, say). */
+export async function enrichWith(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
   try {
     const { stdout, stderr } = await run(process.execPath, [ENRICH_BIN, ...args], {
-      env: { ...process.env, DATABASE_URL: testDatabaseUrl() },
+      env: { ...process.env, DATABASE_URL: testDatabaseUrl(), ...env },
       maxBuffer: 64 * 1024 * 1024,
     });
     return { stdout, stderr, code: 0 };
