@@ -18,7 +18,8 @@ describe('RateLimits (memory store)', () => {
     const refused = decisions.find((d) => !d.allowed)!;
     expect(refused.refusedBy).toBe('workspace');
     expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
-    expect(refused.retryAfterSeconds).toBeLessThanOrEqual(60);
+    // Sliding windows: at most until the middle of the next window (see the burst tests below).
+    expect(refused.retryAfterSeconds).toBeLessThanOrEqual(120);
     expect(refused.quotas.workspace.remaining).toBe(0);
   });
 
@@ -62,6 +63,62 @@ describe('RateLimits (memory store)', () => {
     const a = await Promise.all(Array.from({ length: 4 }, () => limits.consumeAnonymous('10.0.0.1', 3)));
     expect(a.filter((d) => d.allowed)).toHaveLength(3);
     expect((await limits.consumeAnonymous('10.0.0.2', 3)).allowed).toBe(true);
+  });
+});
+
+describe('sliding windows (fake clock)', () => {
+  const W = 60_000;
+  const clock = (start: number) => {
+    let t = start;
+    return { now: () => t, set: (v: number) => (t = v) };
+  };
+
+  it('a burst across a window boundary admits the limit, not twice it (the fixed window admitted 40 of 40 in 1.04 s for 20)', async () => {
+    const c = clock(100 * W + 59_500); // half a second before a boundary
+    const limits = new RateLimits({ windowSeconds: 60, now: c.now });
+    const p = principal({ workspaceLimit: 20 });
+    let admitted = 0;
+    for (let i = 0; i < 20; i++) if ((await limits.consume(p)).allowed) admitted++;
+    c.set(100 * W + 60_540); // 1.04 s later, just past the boundary
+    for (let i = 0; i < 20; i++) if ((await limits.consume(p)).allowed) admitted++;
+    expect(admitted).toBe(20);
+  });
+
+  it('after a burst, admissions resume at the steady rate: about limit × t / window more over t', async () => {
+    const c = clock(200 * W + 59_000);
+    const limits = new RateLimits({ windowSeconds: 60, now: c.now });
+    const p = principal({ workspaceLimit: 20 });
+    for (let i = 0; i < 20; i++) await limits.consume(p);
+    c.set(201 * W + 30_000); // half-way into the next window: the burst weighs half
+    let more = 0;
+    for (let i = 0; i < 20; i++) if ((await limits.consume(p)).allowed) more++;
+    expect(more).toBe(10);
+    c.set(202 * W + 59_999); // the burst's window no longer counts; the 10 weigh almost nothing
+    const late = await limits.consume(p);
+    expect(late.allowed).toBe(true);
+    expect(late.quotas.workspace.remaining).toBe(18); // 20 − 1 − (10 × a sliver), rounded down
+  });
+
+  it('Retry-After is when a request fits again', async () => {
+    const c = clock(300 * W + 10_000);
+    const limits = new RateLimits({ windowSeconds: 60, now: c.now });
+    const p = principal({ workspaceLimit: 5 });
+    for (let i = 0; i < 5; i++) await limits.consume(p);
+    const refused = await limits.consume(p);
+    expect(refused.allowed).toBe(false);
+    c.set(c.now() + (refused.retryAfterSeconds! - 1) * 1000);
+    expect((await limits.consume(p)).allowed).toBe(false);
+    c.set(c.now() + 1000);
+    expect((await limits.consume(p)).allowed).toBe(true);
+  });
+
+  it('refused requests do not count', async () => {
+    const c = clock(400 * W + 1000);
+    const limits = new RateLimits({ windowSeconds: 60, now: c.now });
+    const p = principal({ workspaceLimit: 3 });
+    for (let i = 0; i < 50; i++) await limits.consume(p);
+    c.set(401 * W + 59_000); // the previous window (3 admitted) weighs 1/60
+    expect((await limits.consume(p)).allowed).toBe(true);
   });
 });
 

@@ -2738,7 +2738,7 @@ export interface components {
          */
         CacheControl: "no-store, private";
         /**
-         * @description Seconds until the exhausted rate-limit window resets and requests are accepted again.
+         * @description Seconds to wait before retrying; after a 429, until the exhausted window admits a request again.
          * @example 18
          */
         RetryAfter: number;

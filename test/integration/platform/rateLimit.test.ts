@@ -64,6 +64,16 @@ describe('rate limit, in-memory store', () => {
     expect(statuses(answers)).toEqual({ ok: 5, limited: 3 });
   });
 
+  it('a request refused before any work (a bulk of 501 ids, 400) counts like any other (decided and documented)', async () => {
+    const { key } = await h.workspace({ rateLimit: 50 });
+    const ids = Array.from({ length: 501 }, () => '3f2c1a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f');
+    const refused = await h.post('/api/v1/people/bulk', { ids }, key);
+    expect(refused.status).toBe(400);
+    expect(refused.body.quotas.rate_limit.workspace.remaining).toBe(49);
+    const next = await h.get('/api/v1/account', key);
+    expect(next.body.quotas.rate_limit.workspace.remaining).toBe(48);
+  });
+
   it('a workspace limit change applies at once', async () => {
     const { workspaceId, key } = await h.workspace({ rateLimit: 100 });
     await burst(h, key, 3);
