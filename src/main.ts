@@ -20,7 +20,11 @@ export interface RunningServer {
 export async function startServer(opts: { demo?: boolean; config?: Config } = {}): Promise<RunningServer> {
   const config = opts.config ?? loadConfig();
   const logger = createLogger(config.logLevel);
-  const db = await openDatabase(config, (line) => logger.debug({ postgres: line }));
+  const db = await openDatabase(
+    config,
+    (line) => logger.debug({ postgres: line }),
+    (line) => logger.warn(line),
+  );
   logger.info({ database: db.embedded ? `embedded (${config.dataDir}/postgres)` : 'DATABASE_URL' }, 'database ready');
   const applied = await migrateLatest(db.knex);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');

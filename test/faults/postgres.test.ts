@@ -6,7 +6,7 @@
 import { createKnex, ensureDatabase, type Knex } from '../../src/db/knex';
 import { createKey, createWorkspace, revokeKey } from '../../src/domain/workspaces/admin';
 import { personRecord, storePersons } from '../helpers/lakeRecords';
-import { bearer, eventually, FaultPostgres, sleep, startService, timed, type Service, type Timed } from './support';
+import { bearer, eventually, FaultPostgres, printFigures, record, sleep, startService, timed, type Service, type Timed } from './support';
 
 const STATEMENT_TIMEOUT_MS = 1000;
 const ACQUIRE_TIMEOUT_MS = 1000;
@@ -45,7 +45,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  require('fs').writeFileSync('/tmp/h12/pgfault.log', svc?.logs() ?? '');
+  printFigures('PostgreSQL');
   await svc?.stop();
   await admin?.destroy();
   await pg?.destroy();
@@ -57,7 +57,10 @@ async function reconnectAdmin(): Promise<void> {
   admin = createKnex(pg.url('enrich'), 2);
 }
 
+let scenario = '';
+
 function expectUnavailable(res: Timed, bound = BOUND_MS): void {
+  record(scenario, res.ms);
   expect({ status: res.status, code: res.body.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
   expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   expect(res.ms).toBeLessThan(bound);
@@ -98,6 +101,7 @@ describe('PostgreSQL outages, the service running throughout', () => {
   });
 
   it('a stopped database: 503 SERVICE_UNAVAILABLE with Retry-After at once, liveness still 200, recovery without a restart', async () => {
+    scenario = 'stopped database';
     await pg.stop();
     await duringOutage();
     await pg.up();
@@ -106,6 +110,7 @@ describe('PostgreSQL outages, the service running throughout', () => {
   });
 
   it('a crashed database (every process killed): the same, and back after crash recovery', async () => {
+    scenario = 'crashed database';
     await pg.kill();
     await duringOutage();
     await pg.up();
@@ -114,6 +119,7 @@ describe('PostgreSQL outages, the service running throughout', () => {
   });
 
   it('a stalled database (SIGSTOP): answers within the statement and acquire timeouts, then recovery on SIGCONT', async () => {
+    scenario = 'stalled database (SIGSTOP)';
     pg.pause();
     try {
       await duringOutage();

@@ -8,7 +8,7 @@
 import { createKnex, ensureDatabase, type Knex } from '../../src/db/knex';
 import { createWorkspace } from '../../src/domain/workspaces/admin';
 import { generateApiKey } from '../../src/domain/auth/apiKey';
-import { bearer, eventually, FaultPostgres, FaultRedis, redisServerBinary, startService, timed, type Service } from './support';
+import { bearer, eventually, FaultPostgres, FaultRedis, printFigures, record, redisServerBinary, startService, timed, type Service } from './support';
 
 const COMMAND_TIMEOUT_MS = 150;
 /** Generous: a hang is 30 s and fails anyway; this only says "did not wait on Redis". */
@@ -44,7 +44,7 @@ describeRedis('Redis outages, two instances running throughout', () => {
   }, 180_000);
 
   afterAll(async () => {
-    require('fs').writeFileSync('/tmp/h12/redisfault.log', (a?.logs() ?? '') + (b?.logs() ?? ''));
+    printFigures('Redis');
     await Promise.all([a?.stop(), b?.stop()]);
     await admin?.destroy();
     await redis?.destroy();
@@ -67,6 +67,7 @@ describeRedis('Redis outages, two instances running throughout', () => {
   }
 
   /** Every kind of request while Redis does not answer: fast, and limits still hold per instance. */
+  let scenario = '';
   async function duringOutage(svc: Service): Promise<void> {
     const key = await workspace(5);
     const kinds = [
@@ -78,6 +79,7 @@ describeRedis('Redis outages, two instances running throughout', () => {
     ];
     for (const kind of kinds) {
       const res = await kind();
+      record(scenario, res.ms);
       expect(res.ms).toBeLessThan(BOUND_MS);
       expect([200, 401]).toContain(res.status);
     }
@@ -106,6 +108,7 @@ describeRedis('Redis outages, two instances running throughout', () => {
 
   it('a stalled Redis (SIGSTOP): answers within the command timeout, limits per instance, shared again after SIGCONT', async () => {
     const [fromA, fromB] = [a.logs().length, b.logs().length];
+    scenario = 'stalled Redis (SIGSTOP)';
     redis.pause();
     try {
       await duringOutage(a);
@@ -121,6 +124,7 @@ describeRedis('Redis outages, two instances running throughout', () => {
 
   it('a Redis that is gone (killed), then back on the same port: the same', async () => {
     const [fromA, fromB] = [a.logs().length, b.logs().length];
+    scenario = 'Redis gone';
     await redis.kill();
     await duringOutage(a);
     await duringOutage(b);

@@ -274,3 +274,13 @@ export async function eventually(fn: () => Promise<boolean>, ms: number, every =
     await sleep(every);
   }
 }
+
+/** The slowest answer per scenario, printed at the end of a file (figures for the README). */
+const slowest = new Map<string, number>();
+export function record(scenario: string, ms: number): void {
+  slowest.set(scenario, Math.max(slowest.get(scenario) ?? 0, ms));
+}
+export function printFigures(suite: string): void {
+  const lines = [...slowest].map(([scenario, ms]) => `  ${scenario}: slowest answer ${Math.round(ms)} ms`);
+  if (lines.length) process.stdout.write(`faults (${suite}):\n${lines.join('\n')}\n`);
+}
