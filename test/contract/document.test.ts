@@ -101,7 +101,7 @@ describe('the contract document', () => {
     const ids = contractOperations().map((o) => `${o.method} ${o.template}`).sort();
     expect(ids).toEqual(
       [
-        'GET /health', 'GET /account', 'GET /person', 'GET /person/check', 'GET /person/realtime', 'GET /person/similar',
+        'GET /health', 'GET /health/ready', 'GET /account', 'GET /person', 'GET /person/check', 'GET /person/realtime', 'GET /person/similar',
         'GET /person/colleagues', 'GET /person/job-changes', 'POST /people/search', 'POST /people/bulk-enrich', 'POST /people/bulk',
         'GET /institution/alumni', 'GET /company', 'GET /company/check', 'GET /company/realtime', 'POST /companies/search',
         'GET /company/current-employees', 'GET /company/past-employees', 'GET /company/headcount-by-seniority',
