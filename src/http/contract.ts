@@ -6,10 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Document, type Handler } from 'openapi-backend';
+import { PROJECT_ROOT } from '../paths';
 import { expandRefs } from './expandRefs';
 
 export const API_ROOT = '/api/v1';
-export const BUNDLED_SPEC_PATH = path.resolve(__dirname, '../../generated/openapi.json');
+export const BUNDLED_SPEC_PATH = path.join(PROJECT_ROOT, 'generated/openapi.json');
 
 let cachedDefinition: Document | undefined;
 
