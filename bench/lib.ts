@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import { loadConfig } from '../src/config';
 import { ensureDatabase, type Knex } from '../src/db/knex';
 import { databaseUrl, startEmbeddedPostgres } from '../src/db/embedded';
-import { seedLake } from '../src/domain/lake/seed';
+import { seedLake } from '../src/world/seed';
 
 export interface Server {
   url: string;

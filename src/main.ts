@@ -8,7 +8,7 @@ import { createApp } from './app';
 import { loadConfig, type Config } from './config';
 import { migrateLatest, openDatabase } from './db/knex';
 import { createLogger, type Logger } from './logger';
-import { ensureDemoWorld } from './domain/lake/demo';
+import { ensureDemoWorld } from './world/demo';
 import { ensureDemoWorkspace } from './domain/workspaces/demo';
 
 export interface RunningServer {

@@ -1,7 +1,7 @@
 /** Data lake commands: seed, import, suppress. */
 import { Argument, InvalidArgumentError, type Command } from 'commander';
 // Types only: the modules themselves are loaded by the action that runs (see lazy.ts).
-import type { SeedProgress } from '../domain/lake/seed';
+import type { SeedProgress } from '../world/seed';
 import { positiveInt, print, withDatabase, type CliIo } from './common';
 import { load } from './lazy';
 import type { Progress } from './progress';

@@ -3,7 +3,7 @@
  * matched record is a RawJson, so the edge splices the stored text in instead of parsing up to
  * 500 records only to serialize them again.
  */
-import type { BulkOutcome } from '../domain/lake/bulk';
+import type { BulkOutcome } from '../domain/people/bulk';
 import { RawJson } from './rawJson';
 
 export function bulkResponseBody(outcome: BulkOutcome) {

@@ -11,7 +11,7 @@ import { PROJECT_ROOT } from '../paths';
 import { expandRefs } from './expandRefs';
 
 export const API_ROOT = '/api/v1';
-export const BUNDLED_SPEC_PATH = path.join(PROJECT_ROOT, 'generated/openapi.json');
+const BUNDLED_SPEC_PATH = path.join(PROJECT_ROOT, 'generated/openapi.json');
 
 let cachedDefinition: Document | undefined;
 

@@ -4,7 +4,7 @@
  * the hand-made records of their edge cases, and the oracles that compute the expected answers in
  * plain JS from the contract's semantics.
  */
-import type { PersonRecord } from '../../src/db/repositories/persons';
+import type { PersonRecord } from '../../src/db/repositories/personRecords';
 import { companyRecord, personRecord } from './lakeRecords';
 import { byId, byStaff, currentPosition, monthIndex, sameCompanyId, windowStart, type LakeWorld } from './lakeWorld';
 

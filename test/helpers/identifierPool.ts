@@ -3,7 +3,7 @@
  * only 404s. One function, `identifierPool(knex, seed)`:
  *
  * 1. seeds a small deterministic world into the data lake when the lake loader is present
- *    (`seedLake(knex, {persons, companies, seed})` from src/domain/lake/seed.ts); before that lands
+ *    (`seedLake(knex, {persons, companies, seed})` from src/world/seed.ts); before that lands
  *    this step is skipped;
  * 2. reads identifiers back from whatever the database holds, by column name, so it keeps working
  *    as tables are added: a table whose name mentions people/persons feeds `person.*`, companies feeds
@@ -27,7 +27,7 @@ async function seedWorld(knex: Knex, seed: number): Promise<boolean> {
   let loader: { seedLake?: (k: Knex, o: { persons: number; companies: number; seed: number }) => Promise<unknown> };
   try {
     // Resolved at run time: the lake loader lands with the data-lake issue.
-    loader = require('../../src/domain/lake/seed');
+    loader = require('../../src/world/seed');
   } catch {
     return false;
   }

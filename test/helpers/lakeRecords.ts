@@ -5,8 +5,8 @@
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { CompanyRecord } from '../../src/db/repositories/companies';
-import type { PersonRecord } from '../../src/db/repositories/persons';
+import type { CompanyRecord } from '../../src/db/repositories/companyRecords';
+import type { PersonRecord } from '../../src/db/repositories/personRecords';
 import { writeRecords } from '../../src/domain/lake/writer';
 import { loadDefinition } from '../../src/http/contract';
 

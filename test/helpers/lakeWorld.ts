@@ -11,10 +11,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createKnex, dropDatabase, ensureDatabase, migrateLatest } from '../../src/db/knex';
 import { databaseUrl } from '../../src/db/embedded';
-import type { CompanyRecord } from '../../src/db/repositories/companies';
-import type { PersonRecord } from '../../src/db/repositories/persons';
+import type { CompanyRecord } from '../../src/db/repositories/companyRecords';
+import type { PersonRecord } from '../../src/db/repositories/personRecords';
 import { writeRecords } from '../../src/domain/lake/writer';
-import { createWorld, defaultAsOf } from '../../src/domain/world';
+import { createWorld, defaultAsOf } from '../../src/world';
 import { createHarness, type Harness } from './harness';
 
 export interface LakeWorld {

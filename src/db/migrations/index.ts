@@ -7,6 +7,7 @@ import * as platform from './20261121000100_platform';
 import * as realtimeUsage from './20261121000200_realtime_usage';
 import * as lake from './20261121000300_lake';
 import * as search from './20261121000400_search';
+import * as lakeRules from './20261122000100_lake_rules';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '20261121000200_realtime_usage': realtimeUsage,
   '20261121000300_lake': lake,
   '20261121000400_search': search,
+  '20261122000100_lake_rules': lakeRules,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

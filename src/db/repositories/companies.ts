@@ -1,76 +1,129 @@
-/** The companies table; lake columns derived from the stored record in SQL, one statement per batch. */
+/**
+ * SQL of the companies operations: searchCompanies over the companies table's derived columns
+ * (migration 20261121000400_search), and the lists of one company's people (listCurrentEmployees,
+ * listDecisionMakers and listColleagues share listCompanyStaff; getHeadcountBySeniority,
+ * listHiringSignals, listPastEmployees).
+ */
 import type { Knex } from 'knex';
-import { preparedQuery } from '../knex';
 import type { components } from '../../../generated/types';
-import type { CompanyKey } from '../../domain/lake/identifiers';
+import type { ListResult, Page } from './pages';
+import { listPersons, pageWithTotal, STAFF_ORDER, STARTED_ORDER, type PersonSearchHit } from './personHits';
 
-export type CompanyRecord = components['schemas']['CompanyResult'];
+export type CompanySearchHit = components['schemas']['CompanySearchHit'];
 
-const KEY_COLUMN: Record<CompanyKey['by'], string> = { id: 'id', username: 'username', company_id: 'company_id' };
-
-export async function findCompanyRecord(db: Knex, key: CompanyKey): Promise<CompanyRecord | undefined> {
-  const row = await db('companies').where(KEY_COLUMN[key.by], key.value).first('record');
-  return row?.record;
+/** Normalized by the domain: lower-cased text, upper-cased country codes. */
+export interface CompanyCriteria {
+  query?: string;
+  name?: string;
+  industries?: string[];
+  headcountMin?: number;
+  headcountMax?: number;
+  countries?: string[];
+  city?: string;
+  foundedMin?: number;
+  foundedMax?: number;
 }
 
-/** The stored record as JSON text, for responses that pass it through unparsed. */
-export async function findCompanyJson(db: Knex, key: CompanyKey): Promise<string | undefined> {
-  const column = KEY_COLUMN[key.by];
-  const rows = await preparedQuery<{ record: string }>(
-    db,
-    `company_json_by_${column}`,
-    `select record::text as record from companies where ${column} = $1`,
-    [key.value],
+const HIT = `json_build_object(
+  'id', r->'id', 'company_id', r->'company_id', 'name', r->'name', 'username', r->'username',
+  'network_url', r->'network_url', 'industries', coalesce(r->'industries', '[]'), 'staff_count', r->'staff_count',
+  'hq_city', r->'hq_city', 'hq_country_code', r->'hq_country_code', 'founded_year', r->'founded_year',
+  'fetched_at', r->'fetched_at')`;
+
+export async function searchCompanies(db: Knex, c: CompanyCriteria, page: Page): Promise<ListResult<CompanySearchHit>> {
+  const base = () => {
+    const qb = db.from('companies as c');
+    if (c.query !== undefined) qb.whereRaw(`c.search_words @@ websearch_to_tsquery('simple', ?)`, [c.query]);
+    if (c.name !== undefined) qb.whereRaw('lower(c.name) = ?', [c.name]);
+    if (c.industries) qb.whereRaw('c.industries_lower && ?::text[]', [c.industries]);
+    if (c.headcountMin !== undefined) qb.where('c.staff_count', '>=', c.headcountMin);
+    if (c.headcountMax !== undefined) qb.where('c.staff_count', '<=', c.headcountMax);
+    if (c.countries) qb.whereIn('c.hq_country_code', c.countries);
+    if (c.city !== undefined) qb.whereRaw('lower(c.hq_city) = ?', [c.city]);
+    if (c.foundedMin !== undefined) qb.where('c.founded_year', '>=', c.foundedMin);
+    if (c.foundedMax !== undefined) qb.where('c.founded_year', '<=', c.foundedMax);
+    return qb;
+  };
+  const orderBy =
+    c.query !== undefined
+      ? db.raw(`ts_rank(c.search_words, websearch_to_tsquery('simple', ?)) desc, c.id`, [c.query])
+      : db.raw('c.staff_count desc nulls last, c.id');
+  const pageQuery = base().select('c.id').orderByRaw(orderBy).limit(page.limit).offset(page.offset);
+  const [ids, count] = await Promise.all([
+    pageQuery as Promise<{ id: string }[]>,
+    base().count<{ count: number }[]>({ count: '*' }),
+  ]);
+  return { rows: await hitsOf(db, ids.map((r) => r.id)), total: Number(count[0].count) };
+}
+
+/** The hits of one page, in the page's order; records are read for these rows only. */
+async function hitsOf(db: Knex, ids: string[]): Promise<CompanySearchHit[]> {
+  if (!ids.length) return [];
+  const { rows } = await db.raw(
+    `select ${HIT} as hit
+     from unnest(?::uuid[]) with ordinality as page(id, n)
+     join companies on companies.id = page.id
+     -- offset 0 keeps the subquery whole: inlined, every r->'x' would parse the record again.
+     cross join lateral (select companies.record::jsonb as r offset 0) rec
+     order by page.n`,
+    [ids],
   );
-  return rows[0]?.record;
+  return (rows as { hit: CompanySearchHit }[]).map((r) => r.hit);
 }
 
-export async function findCompanyFreshness(
+
+export function listCompanyStaff(
   db: Knex,
-  key: CompanyKey,
-): Promise<{ id: string; fetched_at: Date } | undefined> {
-  return db('companies').where(KEY_COLUMN[key.by], key.value).first('id', 'fetched_at');
+  companyId: string,
+  opts: { exceptId?: string; maxRank?: number },
+  page: Page,
+): Promise<ListResult<PersonSearchHit>> {
+  return listPersons(
+    db,
+    {
+      where: (qb) => {
+        qb.where('p.current_company_id', companyId);
+        if (opts.exceptId) qb.whereNot('p.id', opts.exceptId);
+        if (opts.maxRank) qb.where('p.seniority_rank', '<=', opts.maxRank);
+      },
+      orderBy: db.raw(STAFF_ORDER),
+    },
+    page,
+  );
 }
 
-export async function countCompanies(db: Knex): Promise<number> {
-  const row = await db('companies').count<{ count: number }[]>({ count: '*' }).first();
-  return Number(row?.count ?? 0);
+/** Current employees per seniority_rank (getHeadcountBySeniority). */
+export async function countStaffBySeniority(db: Knex, companyId: string): Promise<Map<number, number>> {
+  const rows: { rank: number; count: number }[] = await db('persons')
+    .where('current_company_id', companyId)
+    .groupBy('seniority_rank')
+    .select({ rank: 'seniority_rank' })
+    .count({ count: '*' });
+  return new Map(rows.map((r) => [Number(r.rank), Number(r.count)]));
 }
 
-export async function deleteCompany(db: Knex, id: string): Promise<boolean> {
-  return (await db('companies').where({ id }).delete()) > 0;
+export function listHiringSignals<T>(db: Knex, companyId: string, since: string, page: Page): Promise<ListResult<T>> {
+  return listPersons<T>(
+    db,
+    {
+      where: (qb) => qb.where('p.current_company_id', companyId).where('p.current_started_on', '>=', since),
+      orderBy: db.raw(STARTED_ORDER),
+      extra: 'joined',
+    },
+    page,
+  );
 }
 
 /**
- * Inserts or replaces records by id; a record that takes over the username or company_id of another
- * id replaces that one. `records` must not repeat an id, username or company_id.
+ * One row per person: their newest ended position at the company, if they do not work there now
+ * (latest_past). Positions go with their person (on delete cascade), so persons is not joined.
  */
-export async function upsertCompanies(trx: Knex.Transaction, records: readonly CompanyRecord[]): Promise<void> {
-  if (!records.length) return;
-  const ids = records.map((r) => r.id.toLowerCase());
-  const usernames = records.map((r) => r.username.toLowerCase());
-  const companyIds = records.map((r) => r.company_id);
-  await trx.raw(
-    `delete from companies where (username = any(?::text[]) or company_id = any(?::bigint[])) and id <> all(?::uuid[])`,
-    [usernames, companyIds, ids],
-  );
-  // Materialized: otherwise the planner inlines `e::jsonb` into every field read, parsing each record
-  // once per column (measured: 3,880 instead of 10,000+ records/s).
-  await trx.raw(
-    `with input as materialized (select e::jsonb as r, e as doc from json_array_elements(?::json) e)
-     insert into companies (id, company_id, username, name, industries, staff_count, hq_country_code, hq_city,
-       founded_year, fetched_at, industries_lower, search_words, record)
-     select (r->>'id')::uuid, (r->>'company_id')::bigint, lower(r->>'username'), r->>'name',
-       array(select jsonb_array_elements_text(r->'industries')), (r->>'staff_count')::int,
-       upper(r->>'hq_country_code'), r->>'hq_city', (r->>'founded_year')::int, (r->>'fetched_at')::timestamptz,
-       array(select lower(x) from jsonb_array_elements_text(r->'industries') x), lake_company_words(r), doc
-     from input
-     on conflict (id) do update set
-       company_id = excluded.company_id, username = excluded.username, name = excluded.name,
-       industries = excluded.industries, staff_count = excluded.staff_count,
-       hq_country_code = excluded.hq_country_code, hq_city = excluded.hq_city,
-       founded_year = excluded.founded_year, fetched_at = excluded.fetched_at,
-       industries_lower = excluded.industries_lower, search_words = excluded.search_words, record = excluded.record`,
-    [JSON.stringify(records)],
-  );
+export function listPastEmployees<T>(db: Knex, companyId: string, page: Page): Promise<ListResult<T>> {
+  const base = () => db('person_positions as pp').where('pp.company_id', companyId).where('pp.latest_past', true);
+  const pageQuery = base()
+    .select({ id: 'pp.person_id', ordinal: 'pp.ordinal' })
+    .orderByRaw('pp.ended_on desc nulls last, pp.person_id')
+    .limit(page.limit)
+    .offset(page.offset);
+  return pageWithTotal<T>(db, pageQuery, base().count({ count: '*' }), 'past_role');
 }

@@ -30,6 +30,7 @@ export async function updateWorkspace(
   return row;
 }
 
-export async function listWorkspaces(db: Knex): Promise<WorkspaceRow[]> {
-  return db<WorkspaceRow>('workspaces').orderBy('created_at');
+/** The oldest workspace of that name (names are not unique). */
+export async function findWorkspaceByName(db: Knex, name: string): Promise<{ id: string } | undefined> {
+  return db('workspaces').where({ name }).orderBy('created_at').first('id');
 }

@@ -1,18 +1,16 @@
 /**
  * Turns an Authorization header into a Principal. A verified key is cached in memory for a short
  * while, so a request normally costs no query; operator changes (revoke, license, limits, new keys)
- * publish a PostgreSQL NOTIFY on AUTH_CHANNEL naming what changed, and every instance drops just the
- * affected entries at once, so changes take effect immediately while other keys stay cached.
+ * announce what changed (db/repositories/authChanges.ts, PostgreSQL NOTIFY), and every instance drops
+ * just the affected entries at once, so changes take effect immediately while other keys stay cached.
  */
 import { LRUCache } from 'lru-cache';
-import pg from 'pg';
 import type { Knex } from 'knex';
 import { findPrincipalByKeyHash, type PrincipalRow } from '../../db/repositories/apiKeys';
+import { listenForAuthChanges, notifyAuthChanged as publish, type AuthChangeSubscription } from '../../db/repositories/authChanges';
 import { apiKeyInvalid } from '../errors';
 import { bearerToken, hashApiKey, hashesEqual, isWellFormedApiKey } from './apiKey';
 import type { Principal } from './principal';
-
-export const AUTH_CHANNEL = 'enrich_auth_changed';
 
 /** What an operator change touched: cached entries of that key, account or workspace are dropped. */
 export type AuthChange = { keyHash: Buffer } | { accountId: string } | { workspaceId: string };
@@ -21,7 +19,7 @@ export type AuthChange = { keyHash: Buffer } | { accountId: string } | { workspa
 export async function notifyAuthChanged(db: Knex, change: AuthChange): Promise<void> {
   const payload =
     'keyHash' in change ? { key: change.keyHash.toString('base64') } : 'accountId' in change ? { account: change.accountId } : { workspace: change.workspaceId };
-  await db.raw('select pg_notify(?, ?)', [AUTH_CHANNEL, JSON.stringify(payload)]);
+  await publish(db, JSON.stringify(payload));
 }
 
 interface CacheEntry {
@@ -39,8 +37,7 @@ function parseChange(payload: string | undefined): { key?: string; account?: str
 
 export class Authenticator {
   private readonly cache: LRUCache<string, CacheEntry> | undefined;
-  private listener: pg.Client | undefined;
-  private closed = false;
+  private subscription: AuthChangeSubscription | undefined;
 
   constructor(
     private readonly db: Knex,
@@ -52,22 +49,14 @@ export class Authenticator {
   /** Subscribes to invalidations; without it the cache still expires after the TTL. */
   async start(): Promise<void> {
     if (!this.cache || !this.opts.databaseUrl) return;
-    await this.listen();
-  }
-
-  private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.opts.databaseUrl, application_name: 'enrich-auth-listener' });
-    client.on('notification', (message) => this.invalidate(message.payload));
-    client.on('error', (err) => {
-      // Lost the subscription: forget everything (we may have missed a change) and resubscribe.
-      this.cache?.clear();
-      this.opts.onError?.(err);
-      client.end().catch(() => undefined);
-      if (!this.closed) setTimeout(() => this.listen().catch((e) => this.opts.onError?.(e)), 1000).unref();
+    this.subscription = await listenForAuthChanges(this.opts.databaseUrl, {
+      onMessage: (payload) => this.invalidate(payload),
+      onLost: (err) => {
+        // A change may have been missed while the subscription was down: forget everything.
+        this.cache?.clear();
+        this.opts.onError?.(err);
+      },
     });
-    await client.connect();
-    await client.query(`listen ${AUTH_CHANNEL}`);
-    this.listener = client;
   }
 
   private invalidate(payload: string | undefined): void {
@@ -85,8 +74,7 @@ export class Authenticator {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    await this.listener?.end().catch(() => undefined);
+    await this.subscription?.close();
   }
 
   /** Throws API_KEY_INVALID for a missing, malformed, unknown or revoked key. */

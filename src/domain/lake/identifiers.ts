@@ -39,9 +39,6 @@ export function slugFromNetworkUrl(text: string, section: 'in' | 'company'): str
   return slug && !/[\s/]/.test(slug) ? slug : undefined;
 }
 
-export const personNetworkUrl = (username: string) => `https://www.${NETWORK_DOMAIN}/in/${username}/`;
-export const companyNetworkUrl = (username: string) => `https://www.${NETWORK_DOMAIN}/company/${username}/`;
-
 const present = (value: unknown): value is string => typeof value === 'string';
 
 /** GET /person, /person/check and the other person-keyed operations: network_url, then username, then id. */
@@ -72,12 +69,26 @@ export function companyKeyFromQuery(query: Record<string, unknown>): CompanyKey 
     return { by: 'username', value: slug };
   }
   if (present(query.username)) return { by: 'username', value: normalizeUsername(query.username) };
-  if (present(query.company_id)) return { by: 'company_id', value: query.company_id.replace(/^0+(?=\d)/, '') };
+  if (present(query.company_id)) return { by: 'company_id', value: canonicalCompanyId(query.company_id) };
   if (present(query.id)) return { by: 'id', value: query.id.toLowerCase() };
   throw validationError('Provide one of network_url, username, company_id or id');
 }
 
-export function normalizeUsername(username: string): string {
+/** A numeric company ID as every lookup and tombstone compares it: without leading zeros. */
+export const canonicalCompanyId = (digits: string) => digits.replace(/^0+(?=\d)/, '');
+
+const INT8_MAX = 9223372036854775807n;
+
+/**
+ * A numeric company ID (the contract allows up to 19 digits) as stored (bigint, no leading zeros);
+ * undefined when it exceeds the stored range, so no company can have it.
+ */
+export function storedCompanyId(digits: string): string | undefined {
+  const canonical = canonicalCompanyId(digits);
+  return BigInt(canonical) <= INT8_MAX ? canonical : undefined;
+}
+
+function normalizeUsername(username: string): string {
   const value = username.trim().toLowerCase();
   if (!value) throw validationError('username: must not be blank');
   return value;
@@ -105,7 +116,7 @@ export function keyFromOperatorInput(kind: 'person' | 'company', text: string): 
   }
   if (isUuid(value)) return { by: 'id', value: value.toLowerCase() };
   if (/^[0-9]{1,19}$/.test(value)) {
-    return kind === 'person' ? { by: 'network_id', value } : { by: 'company_id', value: value.replace(/^0+(?=\d)/, '') };
+    return kind === 'person' ? { by: 'network_id', value } : { by: 'company_id', value: canonicalCompanyId(value) };
   }
   if (kind === 'person' && /^(urn:|ACo)/.test(value)) return { by: 'network_urn', value };
   return { by: 'username', value: value.toLowerCase() };

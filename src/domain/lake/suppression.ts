@@ -5,11 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { deleteCompany, findCompanyRecord, type CompanyRecord } from '../../db/repositories/companies';
-import { deletePerson, findPersonRecord, type PersonRecord } from '../../db/repositories/persons';
+import { deleteCompany, findCompanyRecord, type CompanyRecord } from '../../db/repositories/companyRecords';
+import { deletePerson, findPersonRecord, type PersonRecord } from '../../db/repositories/personRecords';
 import { insertSuppressions, isSuppressed } from '../../db/repositories/suppressions';
 import { AppError } from '../errors';
-import { slugFromNetworkUrl, type CompanyKey, type PersonKey } from './identifiers';
+import { canonicalCompanyId, slugFromNetworkUrl, type CompanyKey, type PersonKey } from './identifiers';
 
 export type LakeKind = 'person' | 'company';
 
@@ -35,7 +35,7 @@ export function companyDigests(record: CompanyRecord): string[] {
   const keys: CompanyKey[] = [
     { by: 'id', value: record.id.toLowerCase() },
     { by: 'username', value: record.username.toLowerCase() },
-    { by: 'company_id', value: record.company_id.replace(/^0+(?=\d)/, '') },
+    { by: 'company_id', value: canonicalCompanyId(record.company_id) },
   ];
   const slug = slugFromNetworkUrl(record.network_url, 'company');
   if (slug) keys.push({ by: 'username', value: slug });
@@ -74,14 +74,14 @@ export async function suppress(db: Knex, kind: LakeKind, key: PersonKey | Compan
     const digests = [identifierDigest(kind, key)];
     let deletedId: string | null = null;
     if (kind === 'person') {
-      const record = await findPersonRecord(trx, key as PersonKey);
+      const record = await findPersonRecord(trx, key.by as PersonKey['by'], key.value);
       if (record) {
         digests.push(...personDigests(record));
         await deletePerson(trx, record.id);
         deletedId = record.id;
       }
     } else {
-      const record = await findCompanyRecord(trx, key as CompanyKey);
+      const record = await findCompanyRecord(trx, key.by as CompanyKey['by'], key.value);
       if (record) {
         digests.push(...companyDigests(record));
         await deleteCompany(trx, record.id);

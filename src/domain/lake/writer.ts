@@ -3,8 +3,8 @@
  * a batch, drops records of withdrawn data subjects, and upserts the rest in one transaction.
  */
 import type { Knex } from 'knex';
-import { upsertCompanies, type CompanyRecord } from '../../db/repositories/companies';
-import { upsertPersons, type PersonRecord } from '../../db/repositories/persons';
+import { upsertCompanies, type CompanyRecord } from '../../db/repositories/companyRecords';
+import { upsertPersons, type PersonRecord } from '../../db/repositories/personRecords';
 import { insertSuppressions, suppressedDigests } from '../../db/repositories/suppressions';
 import { companyDigests, personDigests, type LakeKind } from './suppression';
 
@@ -35,7 +35,7 @@ function lastWins<R extends PersonRecord | CompanyRecord>(kind: LakeKind, record
 type Position = PersonRecord['positions'][number];
 
 /** The contract serves work history newest first: current roles, then by start date, latest first. */
-export function newestFirst(a: Position, b: Position): number {
+function newestFirst(a: Position, b: Position): number {
   return Number(b.isCurrent) - Number(a.isCurrent) || b.startYear - a.startYear || b.startMonth - a.startMonth;
 }
 

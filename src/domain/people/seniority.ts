@@ -33,7 +33,7 @@ const DIRECTOR = /\bdirector\b/;
 const IC_MANAGER_ROLES = /\b(?:product|program|project|account) manager\b/g;
 const MANAGER = /\b(?:manager|mgr|team lead|team leader)\b/;
 
-export function normalizeTitle(title: string): string {
+function normalizeTitle(title: string): string {
   return title.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 }
 

@@ -24,7 +24,7 @@ import { listPastEmployees } from './companies/listPastEmployees';
 import { listSimilarPeople } from './people/listSimilarPeople';
 import { searchCompanies } from './companies/searchCompanies';
 import { searchPeople } from './people/searchPeople';
-import type { HandlerDeps, OperationHandler, OperationId } from './types';
+import type { HandlerDeps, OperationHandler, OperationHandlers, OperationId } from './types';
 
 /** Described by the contract, answered with 501 NOT_IMPLEMENTED until the issue that serves each lands. */
 export const NOT_IMPLEMENTED_OPERATIONS = [
@@ -39,8 +39,8 @@ export const NOT_IMPLEMENTED_OPERATIONS = [
 
 type Implemented = Exclude<OperationId, (typeof NOT_IMPLEMENTED_OPERATIONS)[number]>;
 
-export function operationHandlers(deps: HandlerDeps): Record<OperationId, OperationHandler> {
-  const implemented: Record<Implemented, OperationHandler> = {
+export function operationHandlers(deps: HandlerDeps): OperationHandlers {
+  const implemented: Pick<OperationHandlers, Implemented> = {
     getHealth: getHealth(),
     getAccount: getAccount(deps),
     getPerson: getPerson(deps),
@@ -61,15 +61,18 @@ export function operationHandlers(deps: HandlerDeps): Record<OperationId, Operat
     searchCompanies: searchCompanies(deps),
     searchPeople: searchPeople(deps),
   };
-  const pending = Object.fromEntries(NOT_IMPLEMENTED_OPERATIONS.map((id) => [id, notImplemented(id)]));
-  return { ...implemented, ...pending } as Record<OperationId, OperationHandler>;
+  const pending = Object.fromEntries(NOT_IMPLEMENTED_OPERATIONS.map((id) => [id, notImplemented(id)])) as Pick<
+    OperationHandlers,
+    (typeof NOT_IMPLEMENTED_OPERATIONS)[number]
+  >;
+  return { ...implemented, ...pending };
 }
 
 /**
  * Registered with openapi-backend too, so its strict mode checks the ids against the document at
  * start. Requests are dispatched by middleware/dispatch.ts, which never calls these wrappers.
  */
-export function registrations(handlers: Record<string, OperationHandler>): Record<string, Handler> {
+export function registrations(handlers: OperationHandlers): Record<string, Handler> {
   const unused = () => {
     throw new AppError('INTERNAL_ERROR', 'openapi-backend dispatch is not used');
   };

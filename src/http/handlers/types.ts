@@ -30,15 +30,34 @@ export interface HandlerResult {
   body: object;
 }
 
-/** The request after contract validation: query and path parameters coerced to their schema types. */
-export interface ValidatedRequest {
-  operationId: string;
-  query: Record<string, unknown>;
-  params: Record<string, unknown>;
-  body: unknown;
+type Parameters<Op extends OperationId> = operations[Op]['parameters'];
+type Query<Op extends OperationId> = [NonNullable<Parameters<Op>['query']>] extends [never] ? Record<string, never> : NonNullable<Parameters<Op>['query']>;
+type Path<Op extends OperationId> = [NonNullable<Parameters<Op>['path']>] extends [never] ? Record<string, never> : NonNullable<Parameters<Op>['path']>;
+type Body<Op extends OperationId> = operations[Op] extends { requestBody: { content: { 'application/json': infer B } } }
+  ? B
+  : operations[Op] extends { requestBody?: { content: { 'application/json': infer B } } }
+    ? B | undefined
+    : undefined;
+
+/**
+ * The request after contract validation, typed from the generated `operations[Op]`: query and path
+ * parameters coerced to their schema types, the body as the contract describes it. The one place
+ * that asserts this is middleware/dispatch.ts, right after openapi-backend validated the request.
+ */
+export interface ValidatedRequest<Op extends OperationId = OperationId> {
+  operationId: Op;
+  query: Query<Op>;
+  params: Path<Op>;
+  body: Body<Op>;
 }
 
-export type OperationHandler = (req: ValidatedRequest, ctx: AppContext) => Promise<HandlerResult> | HandlerResult;
+export type OperationHandler<Op extends OperationId = OperationId> = (
+  req: ValidatedRequest<Op>,
+  ctx: AppContext,
+) => Promise<HandlerResult> | HandlerResult;
+
+/** Every operation's handler, each typed by its own operationId. */
+export type OperationHandlers = { [Op in OperationId]: OperationHandler<Op> };
 
 export interface HandlerDeps {
   knex: Knex;

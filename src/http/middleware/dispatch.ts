@@ -9,10 +9,10 @@ import type { Middleware } from 'koa';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { AppError } from '../../domain/errors';
 import type { RequestState } from '../state';
-import type { OperationHandler, ValidatedRequest } from '../handlers/types';
+import type { OperationHandler, OperationHandlers, OperationId, ValidatedRequest } from '../handlers/types';
 import { validationMessage } from '../validationMessage';
 
-export function dispatch(api: OpenAPIBackend, handlers: Record<string, OperationHandler>): Middleware<RequestState> {
+export function dispatch(api: OpenAPIBackend, handlers: OperationHandlers): Middleware<RequestState> {
   return async (ctx, next) => {
     const operation = ctx.state.operation;
     if (!operation) return next();
@@ -29,13 +29,16 @@ export function dispatch(api: OpenAPIBackend, handlers: Record<string, Operation
     );
     if (validation.errors) throw new AppError('VALIDATION_ERROR', validationMessage(validation.errors));
     const coerced = validation.coerced as { query?: Record<string, unknown>; params?: Record<string, unknown> };
-    const request: ValidatedRequest = {
-      operationId: operation.operationId!,
+    const operationId = operation.operationId as OperationId;
+    // The one place where validated input meets the generated types: openapi-backend has just
+    // checked (and coerced) query, path and body against this operation's schemas.
+    const request = {
+      operationId,
       query: coerced.query ?? {},
       params: coerced.params ?? {},
       body: ctx.state.body,
-    };
-    const result = await handlers[request.operationId](request, ctx);
+    } as ValidatedRequest;
+    const result = await (handlers[operationId] as OperationHandler)(request, ctx);
     ctx.status = result.status ?? 200;
     ctx.body = result.body;
   };

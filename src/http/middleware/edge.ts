@@ -79,7 +79,7 @@ async function anonymousQuotas(deps: EdgeDeps, address: string): Promise<QuotaSt
   }
 }
 
-export function serializeQuotas(q: QuotaState) {
+function serializeQuotas(q: QuotaState) {
   const win = (w: QuotaState['workspace']) => ({ limit: w.limit, remaining: w.remaining, reset_at: w.resetAt.toISOString() });
   return { rate_limit: q.member ? { workspace: win(q.workspace), member: win(q.member) } : { workspace: win(q.workspace) } };
 }

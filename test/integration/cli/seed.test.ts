@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createWorld } from '../../../src/domain/world';
+import { createWorld } from '../../../src/world';
 import { recordValidator } from '../../../src/http/recordSchemas';
 import { enrich, enrichJson } from '../../helpers/cli';
 import { useHarness } from '../../helpers/harness';

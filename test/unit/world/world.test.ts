@@ -4,8 +4,8 @@ import type { ValidateFunction } from 'ajv';
 
 import openapi from '../../../generated/openapi.json';
 import { inferSeniority } from '../../../src/domain/people/seniority';
-import { createWorld, defaultAsOf, INDUSTRIES, STAFF_RANGES, staffRangeFor, type CompanyResult, type PersonResult } from '../../../src/domain/world';
-import { FAMILIES, SENIORITY_OF_TIER, titlesFor, CEO_TITLES } from '../../../src/domain/world/tables';
+import { createWorld, defaultAsOf, INDUSTRIES, STAFF_RANGES, staffRangeFor, type CompanyResult, type PersonResult } from '../../../src/world';
+import { FAMILIES, SENIORITY_OF_TIER, titlesFor, CEO_TITLES } from '../../../src/world/tables';
 
 const asOf = new Date('2026-11-21T00:00:00Z');
 const asOfMonth = asOf.getUTCFullYear() * 12 + asOf.getUTCMonth();

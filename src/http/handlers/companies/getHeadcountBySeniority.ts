@@ -1,11 +1,9 @@
-import { headcountBySeniority } from '../../../domain/relationships/companies';
+import { getHeadcountBySeniority as headcount } from '../../../domain/companies/staff';
 import type { HandlerDeps, OperationHandler, ResponseBody } from '../types';
 
 export const getHeadcountBySeniority =
-  (deps: HandlerDeps): OperationHandler =>
+  (deps: HandlerDeps): OperationHandler<'getHeadcountBySeniority'> =>
   async (req) => {
-    const body: ResponseBody<'getHeadcountBySeniority', 200> = {
-      data: await headcountBySeniority(deps.knex, String(req.query.company_id)),
-    };
+    const body: ResponseBody<'getHeadcountBySeniority', 200> = { data: await headcount(deps.knex, req.query.company_id) };
     return { body };
   };

@@ -1,9 +1,9 @@
-import { listCurrentEmployees as list } from '../../../domain/relationships/companies';
+import { listCurrentEmployees as list } from '../../../domain/companies/staff';
 import type { HandlerDeps, OperationHandler, ResponseBody } from '../types';
 
 export const listCurrentEmployees =
-  (deps: HandlerDeps): OperationHandler =>
+  (deps: HandlerDeps): OperationHandler<'listCurrentEmployees'> =>
   async (req) => {
-    const body: ResponseBody<'listCurrentEmployees', 200> = await list(deps.knex, String(req.query.company_id), req.query);
+    const body: ResponseBody<'listCurrentEmployees', 200> = await list(deps.knex, req.query.company_id, req.query);
     return { body };
   };

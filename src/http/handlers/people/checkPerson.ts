@@ -1,12 +1,10 @@
 import { personKeyFromQuery } from '../../../domain/lake/identifiers';
-import { checkPerson as checkPersonRecord } from '../../../domain/lake/lookups';
+import { checkPerson as check } from '../../../domain/people/lookup';
 import type { HandlerDeps, OperationHandler, ResponseBody } from '../types';
 
 export const checkPerson =
-  (deps: HandlerDeps): OperationHandler =>
+  (deps: HandlerDeps): OperationHandler<'checkPerson'> =>
   async (req) => {
-    const body: ResponseBody<'checkPerson', 200> = {
-      data: await checkPersonRecord(deps.knex, personKeyFromQuery(req.query)),
-    };
+    const body: ResponseBody<'checkPerson', 200> = { data: await check(deps.knex, personKeyFromQuery(req.query)) };
     return { body };
   };

@@ -1,9 +1,9 @@
-import { listJobChanges as list, type JobChangesRequest } from '../../../domain/relationships/people';
+import { listJobChanges as list } from '../../../domain/people/relationships';
 import type { HandlerDeps, OperationHandler, ResponseBody } from '../types';
 
 export const listJobChanges =
-  (deps: HandlerDeps): OperationHandler =>
+  (deps: HandlerDeps): OperationHandler<'listJobChanges'> =>
   async (req) => {
-    const body: ResponseBody<'listJobChanges', 200> = await list(deps.knex, req.query as JobChangesRequest);
+    const body: ResponseBody<'listJobChanges', 200> = await list(deps.knex, req.query);
     return { body };
   };

@@ -1,16 +1,16 @@
 /**
- * Bulk person lookups (POST /people/bulk-enrich, POST /people/bulk). Every item is answered as the
+ * bulkEnrichPeople and bulkGetPeople (POST /people/bulk-enrich, POST /people/bulk). Every item is answered as the
  * single lookup (GET /person) would answer it, but a request costs one round of queries whatever
  * its size: one query for all the records asked for and, only when some item missed, one query on
  * the suppressions for all the misses (451 rather than 404). Never a query per item.
  */
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
-import { findPersonsJson } from '../../db/repositories/persons';
+import { findPersonsJson } from '../../db/repositories/personRecords';
 import { suppressedDigests } from '../../db/repositories/suppressions';
 import { AppError, notFound, validationError } from '../errors';
-import { isUuid, personKeyFromQuery, type PersonKey } from './identifiers';
-import { dataSubjectBlocked, identifierDigest } from './suppression';
+import { isUuid, personKeyFromQuery, type PersonKey } from '../lake/identifiers';
+import { dataSubjectBlocked, identifierDigest } from '../lake/suppression';
 
 export type ProfileIdentifier = components['schemas']['BulkProfileIdentifier'];
 type BulkResult = components['schemas']['BulkResult'];
@@ -36,7 +36,7 @@ const NETWORK_URL_MAX = 2048;
 const USERNAME_MAX = 200;
 
 /** POST /people/bulk-enrich: each item by the first present of network_url, username and id. */
-export async function enrichPeople(db: Knex, profiles: readonly ProfileIdentifier[]): Promise<BulkOutcome> {
+export async function bulkEnrichPeople(db: Knex, profiles: readonly ProfileIdentifier[]): Promise<BulkOutcome> {
   return answer(
     db,
     profiles.map((input, i) => checkItem(input, `profiles[${i}]`)),
@@ -44,7 +44,7 @@ export async function enrichPeople(db: Knex, profiles: readonly ProfileIdentifie
 }
 
 /** POST /people/bulk: each item by service ID; `input` echoes `{id}` as sent. */
-export async function getPeopleByIds(db: Knex, ids: readonly string[]): Promise<BulkOutcome> {
+export async function bulkGetPeople(db: Knex, ids: readonly string[]): Promise<BulkOutcome> {
   return answer(
     db,
     ids.map((id, i) => checkItem({ id }, `ids[${i}]`)),

@@ -61,7 +61,7 @@ export interface World {
 }
 
 /** Largest number of persons or companies in one world (identifier suffixes are 24-bit bijections). */
-export const MAX_WORLD_ENTITIES = 2 ** 24;
+const MAX_WORLD_ENTITIES = 2 ** 24;
 
 /** Today's date at 00:00 UTC. */
 export function defaultAsOf(now: Date = new Date()): Date {
@@ -247,6 +247,3 @@ class SyntheticWorld implements World, WorldContext {
     if (!Number.isInteger(index) || index < 0 || index >= count) throw new RangeError(`${kind} index ${index} is outside 0..${count - 1}`);
   }
 }
-
-/** The countries of the world's people and offices (ISO code, name, locale language). */
-export const WORLD_COUNTRIES: readonly { code: string; name: string; language: string }[] = COUNTRIES.map(({ code, name, language }) => ({ code, name, language }));

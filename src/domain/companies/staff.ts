@@ -1,21 +1,24 @@
-/** Lists and counts of one company's people, by its numeric company ID. */
+/**
+ * The lists and counts of one company's people, by its numeric company ID: listCurrentEmployees,
+ * listDecisionMakers, listPastEmployees, listHiringSignals, getHeadcountBySeniority. Their SQL:
+ * db/repositories/companies.ts. The past-employee rule (the newest ended position at a company the
+ * person no longer works at) is the SQL function lake_latest_past_ordinals, in migration
+ * 20261122000100_lake_rules.
+ */
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
-import { findCompanyFreshness } from '../../db/repositories/companies';
+import { findCompanyFreshness } from '../../db/repositories/companyRecords';
 import {
-  NO_BAND_RANK,
-  SENIORITY_RANK,
-  countStaffByRank,
+  countStaffBySeniority,
   listCompanyStaff,
   listHiringSignals as listHiringSignalRows,
   listPastEmployees as listPastEmployeeRows,
-  type PersonSearchHit,
-} from '../../db/repositories/personLists';
-import { notFound } from '../errors';
-import type { CompanyKey } from '../lake/identifiers';
-import { assertNotWithdrawn } from '../lake/suppression';
-import { listBody, pageOf, storedCompanyId, windowStart, type ListBody, type PageRequest } from '../search/paging';
-import { DEFAULT_WITHIN_MONTHS } from './people';
+} from '../../db/repositories/companies';
+import { NO_BAND_RANK, SENIORITY_RANK, type PersonSearchHit } from '../../db/repositories/personHits';
+import { canonicalCompanyId, storedCompanyId, type CompanyKey } from '../lake/identifiers';
+import { foundOr451Or404 } from '../lake/presence';
+import { listBody, pageOf, windowStart, type ListBody, type PageRequest } from '../paging';
+import { DEFAULT_WITHIN_MONTHS } from '../people/relationships';
 
 type PastEmployeeHit = components['schemas']['PastEmployeeHit'];
 type HiringSignalHit = components['schemas']['HiringSignalHit'];
@@ -24,10 +27,10 @@ type HeadcountBySeniority = components['schemas']['HeadcountBySeniority'];
 /** The company's ID as stored: 404 when no company has it, 451 when the company was withdrawn. */
 async function indexedCompanyId(db: Knex, companyId: string): Promise<string> {
   const stored = storedCompanyId(companyId);
-  const key: CompanyKey = { by: 'company_id', value: stored ?? companyId.replace(/^0+(?=\d)/, '') };
-  if (stored !== undefined && (await findCompanyFreshness(db, key))) return stored;
-  await assertNotWithdrawn(db, 'company', key);
-  throw notFound('No company with this company_id is indexed in the data lake.');
+  const key: CompanyKey = { by: 'company_id', value: canonicalCompanyId(companyId) };
+  const row = stored === undefined ? undefined : await findCompanyFreshness(db, 'company_id', stored);
+  await foundOr451Or404(db, 'company', key, row);
+  return key.value;
 }
 
 export async function listCurrentEmployees(db: Knex, companyId: string, req: PageRequest): Promise<ListBody<PersonSearchHit>> {
@@ -59,9 +62,9 @@ export async function listHiringSignals(
   return listBody(await listHiringSignalRows<HiringSignalHit>(db, id, since, paging), paging);
 }
 
-export async function headcountBySeniority(db: Knex, companyId: string): Promise<HeadcountBySeniority> {
+export async function getHeadcountBySeniority(db: Knex, companyId: string): Promise<HeadcountBySeniority> {
   const id = await indexedCompanyId(db, companyId);
-  const byRank = await countStaffByRank(db, id);
+  const byRank = await countStaffBySeniority(db, id);
   const count = (rank: number) => byRank.get(rank) ?? 0;
   const counts = {
     'c-level': count(SENIORITY_RANK['c-level']),

@@ -5,30 +5,24 @@
 import type { Knex } from 'knex';
 import { preparedQuery } from '../knex';
 import type { components } from '../../../generated/types';
-import type { PersonKey } from '../../domain/lake/identifiers';
 
 export type PersonRecord = components['schemas']['PersonResult'];
 
-const KEY_COLUMN: Record<PersonKey['by'], string> = {
-  id: 'id',
-  username: 'username',
-  network_id: 'network_id',
-  network_urn: 'network_urn',
-};
+/** The columns a person is looked up by; each has a unique index. Values as identifiers.ts normalizes them. */
+export type PersonKeyColumn = 'id' | 'username' | 'network_id' | 'network_urn';
 
-export async function findPersonRecord(db: Knex, key: PersonKey): Promise<PersonRecord | undefined> {
-  const row = await db('persons').where(KEY_COLUMN[key.by], key.value).first('record');
+export async function findPersonRecord(db: Knex, column: PersonKeyColumn, value: string): Promise<PersonRecord | undefined> {
+  const row = await db('persons').where(column, value).first('record');
   return row?.record;
 }
 
 /** The stored record as JSON text, for responses that pass it through unparsed. */
-export async function findPersonJson(db: Knex, key: PersonKey): Promise<string | undefined> {
-  const column = KEY_COLUMN[key.by];
+export async function findPersonJson(db: Knex, column: PersonKeyColumn, value: string): Promise<string | undefined> {
   const rows = await preparedQuery<{ record: string }>(
     db,
     `person_json_by_${column}`,
     `select record::text as record from persons where ${column} = $1`,
-    [key.value],
+    [value],
   );
   return rows[0]?.record;
 }
@@ -58,8 +52,12 @@ export async function findPersonsJson(
   return rows;
 }
 
-export async function findPersonFreshness(db: Knex, key: PersonKey): Promise<{ id: string; fetched_at: Date } | undefined> {
-  return db('persons').where(KEY_COLUMN[key.by], key.value).first('id', 'fetched_at');
+export async function findPersonFreshness(
+  db: Knex,
+  column: PersonKeyColumn,
+  value: string,
+): Promise<{ id: string; fetched_at: Date } | undefined> {
+  return db('persons').where(column, value).first('id', 'fetched_at');
 }
 
 export async function countPersons(db: Knex): Promise<number> {

@@ -1,9 +1,9 @@
-/** POST /companies/search: the request's filters, normalized into the repository's criteria. */
+/** searchCompanies (POST /companies/search): the request's filters, normalized into the repository's criteria (SQL: db/repositories/companies.ts). */
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
-import { searchCompanies as searchCompanyRows, type CompanySearchHit } from '../../db/repositories/companyLists';
+import { searchCompanies as searchCompanyRows, type CompanySearchHit } from '../../db/repositories/companies';
 import { validationError } from '../errors';
-import { listBody, lowerAll, lowerText, pageOf, upperAll, type ListBody } from './paging';
+import { listBody, lowerAll, lowerText, pageOf, upperAll, type ListBody } from '../paging';
 
 export type SearchCompaniesRequest = components['schemas']['SearchCompaniesRequest'];
 

@@ -2,9 +2,9 @@
  * Person generator. A person's current employer and their place among its employees come from the
  * world's allocation (see index.ts); everything else comes from the person's own stream.
  */
-import type { components } from '../../../generated/types';
+import type { components } from '../../generated/types';
 
-import { inferSeniority } from '../people/seniority';
+import { inferSeniority } from '../domain/people/seniority';
 import { type Feistel, type Rng } from './random';
 import {
   ACTIVITIES, BACHELOR_DEGREES, CEO_TITLES, CERTIFIERS_BY_FAMILY, COUNTRIES, COURSES, DOCTORATES, EMPLOYMENT_TYPES,

@@ -3,7 +3,7 @@
  * the summary (name, identifiers, industry, headcount, headquarters city), which persons' positions
  * copy and the world keeps in memory, and the rest of the full record.
  */
-import type { components } from '../../../generated/types';
+import type { components } from '../../generated/types';
 
 import { Feistel, type Rng } from './random';
 import {
@@ -18,7 +18,7 @@ import { cumulate } from './random';
 export type CompanyResult = components['schemas']['CompanyResult'];
 type Location = components['schemas']['Location'];
 
-export const INDUSTRY_CUMULATIVE = cumulate(INDUSTRY_WEIGHTS);
+const INDUSTRY_CUMULATIVE = cumulate(INDUSTRY_WEIGHTS);
 export const COUNTRY_CUMULATIVE = cumulate(COUNTRIES.map((c) => c.weight));
 
 const DAY_MS = 86_400_000;

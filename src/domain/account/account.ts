@@ -3,16 +3,16 @@ import { usageSince } from '../../db/repositories/realtimeUsage';
 import { licenseState, type Principal } from '../auth/principal';
 
 /** Spec: each realtime call costs 0.001 USD on top of the license. */
-export const REALTIME_UNIT_PRICE_USD = 0.001;
+const REALTIME_UNIT_PRICE_USD = 0.001;
 
 /** Usage periods are calendar months in UTC. */
-export function currentPeriod(now: Date): { start: Date; end: Date } {
+function currentPeriod(now: Date): { start: Date; end: Date } {
   const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
   return { start, end };
 }
 
-export async function accountInfo(db: Knex, principal: Principal, windowSeconds: number, now = new Date()) {
+export async function getAccount(db: Knex, principal: Principal, windowSeconds: number, now = new Date()) {
   const period = currentPeriod(now);
   const usage = await usageSince(db, principal.workspaceId, period.start, period.end);
   return {

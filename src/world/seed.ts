@@ -1,14 +1,14 @@
 /**
- * `enrich seed` and the demo world: the deterministic synthetic world (domain/world) loaded into the
+ * `enrich seed` and the demo world: the deterministic synthetic world (src/world) loaded into the
  * lake through the same write path as imports, or written out as NDJSON files.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import type { Knex } from 'knex';
-import { createWorld, type World, type WorldOptions } from '../world';
-import type { LakeKind } from './suppression';
-import { writeRecords } from './writer';
+import { createWorld, type World, type WorldOptions } from '.';
+import type { LakeKind } from '../domain/lake/suppression';
+import { writeRecords } from '../domain/lake/writer';
 
 export interface SeedProgress {
   kind: LakeKind;

@@ -1,28 +1,23 @@
-/** Relationship lists around one person (colleagues, similar people), job changes and alumni. */
+/**
+ * listColleagues, listSimilarPeople and listJobChanges: the relationship lists of the people tag.
+ * Their SQL: db/repositories/people.ts (and companies.ts listCompanyStaff for colleagues). The job
+ * change rule (a new current position at another employer) is the SQL function
+ * lake_changed_employer, in migration 20261122000100_lake_rules.
+ */
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
-import {
-  findSubject,
-  listAlumni as listAlumniRows,
-  listCompanyStaff,
-  listJobChanges as listJobChangeRows,
-  listSimilar,
-  type PersonSearchHit,
-  type SubjectRow,
-} from '../../db/repositories/personLists';
-import { notFound } from '../errors';
-import type { PersonKey } from '../lake/identifiers';
-import { assertNotWithdrawn } from '../lake/suppression';
-import { emptyList, listBody, lowerText, pageOf, storedCompanyId, windowStart, type ListBody, type PageRequest } from '../search/paging';
+import { listCompanyStaff } from '../../db/repositories/companies';
+import { findSubject, listJobChanges as listJobChangeRows, listSimilarPeople as listSimilarRows, type SubjectRow } from '../../db/repositories/people';
+import type { PersonSearchHit } from '../../db/repositories/personHits';
+import { storedCompanyId, type PersonKey } from '../lake/identifiers';
+import { foundOr451Or404 } from '../lake/presence';
+import { emptyList, listBody, lowerText, pageOf, windowStart, type ListBody, type PageRequest } from '../paging';
 
 type JobChangeHit = components['schemas']['JobChangeHit'];
 
 /** The person a relationship list is about: 404 when not indexed, 451 when withdrawn. */
 async function subjectOf(db: Knex, key: PersonKey): Promise<SubjectRow> {
-  const subject = await findSubject(db, key.by, key.value);
-  if (subject) return subject;
-  await assertNotWithdrawn(db, 'person', key);
-  throw notFound('No person with this identifier is indexed in the data lake.');
+  return foundOr451Or404(db, 'person', key, await findSubject(db, key.by, key.value));
 }
 
 export async function listColleagues(db: Knex, key: PersonKey, req: PageRequest): Promise<ListBody<PersonSearchHit>> {
@@ -35,7 +30,7 @@ export async function listColleagues(db: Knex, key: PersonKey, req: PageRequest)
 export async function listSimilarPeople(db: Knex, key: PersonKey, req: PageRequest): Promise<ListBody<PersonSearchHit>> {
   const paging = pageOf(req);
   const subject = await subjectOf(db, key);
-  return listBody(await listSimilar(db, subject, paging), paging);
+  return listBody(await listSimilarRows(db, subject, paging), paging);
 }
 
 export interface JobChangesRequest extends PageRequest {
@@ -57,9 +52,4 @@ export async function listJobChanges(db: Knex, req: JobChangesRequest): Promise<
   }
   const previousCompany = lowerText(req.previous_company);
   return listBody(await listJobChangeRows<JobChangeHit>(db, { since, previousCompany }, paging), paging);
-}
-
-export async function listAlumni(db: Knex, school: string, req: PageRequest): Promise<ListBody<PersonSearchHit>> {
-  const paging = pageOf(req);
-  return listBody(await listAlumniRows(db, school.toLowerCase(), paging), paging);
 }

@@ -9,7 +9,7 @@
 import type { Randomizer } from '@faker-js/faker';
 
 /** Murmur3's 32-bit finalizer: a bijective avalanche mix of one 32-bit word. */
-export function mix32(x: number): number {
+function mix32(x: number): number {
   x = (x ^ (x >>> 16)) >>> 0;
   x = Math.imul(x, 0x85ebca6b) >>> 0;
   x = (x ^ (x >>> 13)) >>> 0;

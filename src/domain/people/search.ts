@@ -1,7 +1,9 @@
-/** POST /people/search: the request's filters, normalized into the repository's criteria. */
+/** searchPeople (POST /people/search): the request's filters, normalized into the repository's criteria (SQL: db/repositories/people.ts). */
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
-import { searchPersons, type PersonCriteria, type PersonSearchHit } from '../../db/repositories/personLists';
+import { searchPeople as searchPeopleRows, type PersonCriteria } from '../../db/repositories/people';
+import type { PersonSearchHit } from '../../db/repositories/personHits';
+import { storedCompanyId } from '../lake/identifiers';
 import { validationError } from '../errors';
 import {
   asArray,
@@ -10,13 +12,11 @@ import {
   lowerAll,
   lowerText as lower,
   pageOf,
-  storedCompanyId,
   upperAll,
   type ListBody,
-} from './paging';
+} from '../paging';
 
 export type SearchPeopleRequest = components['schemas']['SearchPeopleRequest'];
-
 
 /** Text that must hold at least one word; a blank value is a 400 naming the field. */
 function words(field: string, text: string): string[] {
@@ -29,7 +29,7 @@ function words(field: string, text: string): string[] {
  * Undefined when some filter can match nothing whatever the data (a company ID beyond the stored
  * range), so the search is answered without a query.
  */
-export function personCriteria(req: SearchPeopleRequest): PersonCriteria | undefined {
+function personCriteria(req: SearchPeopleRequest): PersonCriteria | undefined {
   const criteria: PersonCriteria = {
     query: req.query === undefined ? undefined : words('query', req.query).join(' '),
     titleWords: req.title === undefined ? undefined : words('title', req.title),
@@ -57,5 +57,5 @@ export async function searchPeople(db: Knex, req: SearchPeopleRequest): Promise<
   const paging = pageOf(req);
   const criteria = personCriteria(req);
   if (!criteria) return emptyList(paging);
-  return listBody(await searchPersons(db, criteria, paging), paging);
+  return listBody(await searchPeopleRows(db, criteria, paging), paging);
 }

@@ -1,5 +1,8 @@
-/** Paging and the small value rules shared by every list operation. */
-import type { ListResult, Page } from '../../db/repositories/personLists';
+/**
+ * Paging and the small value rules shared by every list operation. The repositories take the page
+ * as plain values (db/repositories/pages.ts); the request and body shapes live here.
+ */
+import type { ListResult, Page } from '../db/repositories/pages';
 
 export interface PageRequest {
   page?: number;
@@ -14,8 +17,8 @@ export interface ListBody<T> {
 }
 
 /** Defaults of the contract's PageNumber / PageSize schemas; bounds are enforced by the contract. */
-export const DEFAULT_PAGE = 1;
-export const DEFAULT_PER_PAGE = 25;
+const DEFAULT_PAGE = 1;
+const DEFAULT_PER_PAGE = 25;
 
 export function pageOf(req: PageRequest): Page & { page: number; per_page: number } {
   const page = req.page ?? DEFAULT_PAGE;
@@ -29,17 +32,6 @@ export function listBody<T>(result: ListResult<T>, paging: { page: number; per_p
 
 export const emptyList = <T>(paging: { page: number; per_page: number }): ListBody<T> =>
   listBody<T>({ rows: [], total: 0 }, paging);
-
-const INT8_MAX = 9223372036854775807n;
-
-/**
- * A numeric company ID (the contract allows up to 19 digits) as stored (bigint, no leading zeros);
- * undefined when it exceeds the stored range, so no company can have it.
- */
-export function storedCompanyId(value: string): string | undefined {
-  const n = BigInt(value);
-  return n <= INT8_MAX ? n.toString() : undefined;
-}
 
 /**
  * First day (YYYY-MM-01) of the look-back window: the last `months` calendar months (UTC), the
@@ -55,6 +47,10 @@ export const asArray = <T>(v: T | T[] | undefined): T[] | undefined =>
   v === undefined ? undefined : Array.isArray(v) ? v : [v];
 
 /** Text filters match exactly but case-insensitively. */
-export const lowerText = (v: string | undefined) => v?.toLowerCase();
+export function lowerText(v: string): string;
+export function lowerText(v: string | undefined): string | undefined;
+export function lowerText(v: string | undefined) {
+  return v?.toLowerCase();
+}
 export const lowerAll = (v: string | string[] | undefined) => asArray(v)?.map((x) => x.toLowerCase());
 export const upperAll = (v: string | string[] | undefined) => asArray(v)?.map((x) => x.toUpperCase());

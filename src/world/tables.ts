@@ -5,7 +5,7 @@
  */
 import { de, en, en_AU, en_CA, en_GB, en_IN, es, fr, nl, pt_BR, type LocaleDefinition } from '@faker-js/faker';
 
-import type { SeniorityBand } from '../people/seniority';
+import type { SeniorityBand } from '../domain/people/seniority';
 
 // ---------------------------------------------------------------------------------------------
 // Countries
@@ -421,10 +421,6 @@ export const FAMILY_WEIGHTS_BY_INDUSTRY: readonly Float64Array[] = (
   });
   return out;
 });
-
-export function familyIndex(key: string): number {
-  return F(key);
-}
 
 export const GENERAL_SKILLS = [
   'Leadership', 'Project Management', 'Communication', 'Microsoft Excel', 'Team Management', 'Strategic Planning',

@@ -120,10 +120,6 @@ export function renditions(rng: Rng, variant: (w: number, h: number) => string, 
   return sizes.map(([width, height]) => ({ url: `${MEDIA}${token}/${variant(width, height)}/0/${ts}`, width, height }));
 }
 
-export function dateParts(year: number, month: number, day: number): { year: number; month: number; day: number } {
-  return { year, month, day };
-}
-
 export const yearOf = (monthIndex: number): number => Math.floor(monthIndex / 12);
 export const monthOf = (monthIndex: number): number => (monthIndex % 12) + 1;
 

@@ -1,0 +1,72 @@
+/** The companies table; lake columns derived from the stored record in SQL, one statement per batch. */
+import type { Knex } from 'knex';
+import { preparedQuery } from '../knex';
+import type { components } from '../../../generated/types';
+
+export type CompanyRecord = components['schemas']['CompanyResult'];
+
+/** The columns a company is looked up by; each has a unique index. Values as identifiers.ts normalizes them. */
+export type CompanyKeyColumn = 'id' | 'username' | 'company_id';
+
+export async function findCompanyRecord(db: Knex, column: CompanyKeyColumn, value: string): Promise<CompanyRecord | undefined> {
+  const row = await db('companies').where(column, value).first('record');
+  return row?.record;
+}
+
+/** The stored record as JSON text, for responses that pass it through unparsed. */
+export async function findCompanyJson(db: Knex, column: CompanyKeyColumn, value: string): Promise<string | undefined> {
+  const rows = await preparedQuery<{ record: string }>(
+    db,
+    `company_json_by_${column}`,
+    `select record::text as record from companies where ${column} = $1`,
+    [value],
+  );
+  return rows[0]?.record;
+}
+
+export async function findCompanyFreshness(
+  db: Knex,
+  column: CompanyKeyColumn,
+  value: string,
+): Promise<{ id: string; fetched_at: Date } | undefined> {
+  return db('companies').where(column, value).first('id', 'fetched_at');
+}
+
+
+export async function deleteCompany(db: Knex, id: string): Promise<boolean> {
+  return (await db('companies').where({ id }).delete()) > 0;
+}
+
+/**
+ * Inserts or replaces records by id; a record that takes over the username or company_id of another
+ * id replaces that one. `records` must not repeat an id, username or company_id.
+ */
+export async function upsertCompanies(trx: Knex.Transaction, records: readonly CompanyRecord[]): Promise<void> {
+  if (!records.length) return;
+  const ids = records.map((r) => r.id.toLowerCase());
+  const usernames = records.map((r) => r.username.toLowerCase());
+  const companyIds = records.map((r) => r.company_id);
+  await trx.raw(
+    `delete from companies where (username = any(?::text[]) or company_id = any(?::bigint[])) and id <> all(?::uuid[])`,
+    [usernames, companyIds, ids],
+  );
+  // Materialized: otherwise the planner inlines `e::jsonb` into every field read, parsing each record
+  // once per column (measured: 3,880 instead of 10,000+ records/s).
+  await trx.raw(
+    `with input as materialized (select e::jsonb as r, e as doc from json_array_elements(?::json) e)
+     insert into companies (id, company_id, username, name, industries, staff_count, hq_country_code, hq_city,
+       founded_year, fetched_at, industries_lower, search_words, record)
+     select (r->>'id')::uuid, (r->>'company_id')::bigint, lower(r->>'username'), r->>'name',
+       array(select jsonb_array_elements_text(r->'industries')), (r->>'staff_count')::int,
+       upper(r->>'hq_country_code'), r->>'hq_city', (r->>'founded_year')::int, (r->>'fetched_at')::timestamptz,
+       array(select lower(x) from jsonb_array_elements_text(r->'industries') x), lake_company_words(r), doc
+     from input
+     on conflict (id) do update set
+       company_id = excluded.company_id, username = excluded.username, name = excluded.name,
+       industries = excluded.industries, staff_count = excluded.staff_count,
+       hq_country_code = excluded.hq_country_code, hq_city = excluded.hq_city,
+       founded_year = excluded.founded_year, fetched_at = excluded.fetched_at,
+       industries_lower = excluded.industries_lower, search_words = excluded.search_words, record = excluded.record`,
+    [JSON.stringify(records)],
+  );
+}

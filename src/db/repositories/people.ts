@@ -1,0 +1,109 @@
+/**
+ * SQL of the people operations' lists: searchPeople, listSimilarPeople, listJobChanges (colleagues
+ * are the staff of the subject's company: companies.ts listCompanyStaff). Lists are answered by
+ * personHits.ts; the derived columns they filter on are described there.
+ */
+import type { Knex } from 'knex';
+import type { PersonKeyColumn } from './personRecords';
+import { listPersons, hasSchool, RECENT_ORDER, STARTED_ORDER, type PersonSearchHit } from './personHits';
+import type { ListResult, Page } from './pages';
+
+export interface SubjectRow {
+  id: string;
+  current_company_id: string | null;
+  seniority: string | null;
+  current_company_industry: string | null;
+  geo_country_code: string | null;
+}
+
+/** The person a relationship list is about, by one of its lookup columns. */
+export async function findSubject(db: Knex, column: PersonKeyColumn, value: string): Promise<SubjectRow | undefined> {
+  return db('persons')
+    .where(column, value)
+    .first('id', db.raw('current_company_id::text as current_company_id'), 'seniority', 'current_company_industry', 'geo_country_code');
+}
+
+/** People search, normalized by the domain (lower-cased text, upper-cased country codes). */
+export interface PersonCriteria {
+  query?: string;
+  titleWords?: string[];
+  companyId?: string;
+  company?: string;
+  countries?: string[];
+  city?: string;
+  industries?: string[];
+  seniorities?: string[];
+  skills?: string[];
+  school?: string;
+  pastCompanyId?: string;
+  pastCompany?: string;
+}
+
+/** A position that has ended (not current) matching `condition` on `x`. */
+const workedAt = (condition: string, value: string) => (sub: Knex.QueryBuilder) =>
+  sub.from('person_positions as x').whereRaw(`x.person_id = p.id and not x.is_current and ${condition}`, [value]);
+
+export function searchPeople(db: Knex, c: PersonCriteria, page: Page): Promise<ListResult<PersonSearchHit>> {
+  const where = (qb: Knex.QueryBuilder) => {
+    if (c.query !== undefined) qb.whereRaw(`p.search_words @@ websearch_to_tsquery('simple', ?)`, [c.query]);
+    if (c.titleWords) {
+      // Any word, as a whole word of the title: one tsquery `w1 | w2 ...` over the title's words.
+      const words = c.titleWords.map(() => `plainto_tsquery('simple', ?)`).join(' || ');
+      qb.whereRaw(`p.title_words @@ (${words})`, c.titleWords);
+    }
+    if (c.companyId !== undefined) qb.where('p.current_company_id', c.companyId);
+    else if (c.company !== undefined) qb.whereRaw('lower(p.current_company) = ?', [c.company]);
+    if (c.countries) qb.whereIn('p.geo_country_code', c.countries);
+    if (c.city !== undefined) qb.whereRaw('lower(p.geo_city) = ?', [c.city]);
+    if (c.industries) qb.whereRaw('lower(p.current_company_industry) = any(?::text[])', [c.industries]);
+    if (c.seniorities) qb.whereIn('p.seniority', c.seniorities);
+    if (c.skills) qb.whereRaw('p.skills @> ?::text[]', [c.skills]);
+    const { school, pastCompanyId, pastCompany } = c;
+    if (school !== undefined) qb.whereExists(hasSchool(school));
+    if (pastCompanyId !== undefined) qb.whereExists(workedAt('x.company_id = ?', pastCompanyId));
+    else if (pastCompany !== undefined) qb.whereExists(workedAt('lower(x.company_name) = ?', pastCompany));
+  };
+  const orderBy =
+    c.query !== undefined
+      ? db.raw(`ts_rank(p.search_words, websearch_to_tsquery('simple', ?)) desc, p.id`, [c.query])
+      : db.raw(RECENT_ORDER);
+  return listPersons(db, { where, orderBy }, page);
+}
+
+/** Same band, industry and country as the subject; a criterion the subject has no value for is left out. */
+export function listSimilarPeople(db: Knex, subject: SubjectRow, page: Page): Promise<ListResult<PersonSearchHit>> {
+  return listPersons(
+    db,
+    {
+      where: (qb) => {
+        if (subject.current_company_industry !== null) qb.where('p.current_company_industry', subject.current_company_industry);
+        if (subject.geo_country_code !== null) qb.where('p.geo_country_code', subject.geo_country_code);
+        if (subject.seniority !== null) qb.where('p.seniority', subject.seniority);
+        qb.whereNot('p.id', subject.id);
+      },
+      orderBy: db.raw(RECENT_ORDER),
+    },
+    page,
+  );
+}
+
+export function listJobChanges<T>(
+  db: Knex,
+  opts: { since: string; previousCompanyId?: string; previousCompany?: string },
+  page: Page,
+): Promise<ListResult<T>> {
+  return listPersons<T>(
+    db,
+    {
+      where: (qb) => {
+        qb.where('p.changed_employer', true).where('p.current_started_on', '>=', opts.since);
+        if (opts.previousCompanyId !== undefined) qb.where('p.previous_company_id', opts.previousCompanyId);
+        else if (opts.previousCompany !== undefined) qb.whereRaw('lower(p.previous_company) = ?', [opts.previousCompany]);
+      },
+      orderBy: db.raw(STARTED_ORDER),
+      extra: 'job_change',
+    },
+    page,
+  );
+}
+

@@ -1,0 +1,14 @@
+/** getPerson and checkPerson: single-record reads from the lake (answers: lake/presence.ts). */
+import type { Knex } from 'knex';
+import { findPersonFreshness, findPersonJson } from '../../db/repositories/personRecords';
+import type { PersonKey } from '../lake/identifiers';
+import { checkedOr451, foundOr451Or404, type RecordCheck } from '../lake/presence';
+
+/** The record as stored, as JSON text (callers that only pass it on need not parse it). */
+export async function getPerson(db: Knex, key: PersonKey): Promise<string> {
+  return foundOr451Or404(db, 'person', key, await findPersonJson(db, key.by, key.value));
+}
+
+export async function checkPerson(db: Knex, key: PersonKey): Promise<RecordCheck> {
+  return checkedOr451(db, 'person', key, await findPersonFreshness(db, key.by, key.value));
+}
