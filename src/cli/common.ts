@@ -1,7 +1,7 @@
 /**
  * Helpers shared by the CLI's command modules. Nothing here loads the database driver or the
  * server: `enrich --help` must start at once, so the heavy modules are imported by the actions
- * that need them (see main.ts).
+ * that need them (see lazy.ts).
  */
 import { InvalidArgumentError } from 'commander';
 import type { Knex } from 'knex';

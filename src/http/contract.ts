@@ -57,7 +57,14 @@ export async function createContract(handlers: Record<string, Handler>): Promise
     handlers,
   });
   await api.init();
-  const validator = new OpenAPIValidator({ definition: api.definition, router: api.router, ajvOpts, customizeAjv, coerceTypes: true, lazyCompileValidators: true });
+  const validator = new OpenAPIValidator({
+    definition: api.definition,
+    router: api.router,
+    ajvOpts,
+    customizeAjv,
+    coerceTypes: true,
+    lazyCompileValidators: true,
+  });
   // Every request validator is still compiled at start, as `quick: false` did.
   validator.preCompileRequestValidators();
   api.validator = validator;

@@ -57,7 +57,7 @@ export async function createHarness(opts: { config?: Partial<Config>; redis?: Re
     redis: opts.redis,
     databaseUrl: dbUrl,
   });
-  // In proxy mode (`npm run test:proxy`) requests go through Prism's validating proxy to the app
+  // In proxy mode (the integration project) requests go through Prism's validating proxy to the app
   // listening on loopback (see prismProxy.ts); otherwise straight to app.callback().
   let stopProxy = async () => {};
   let target: string | ReturnType<App['koa']['callback']> = app.koa.callback();
