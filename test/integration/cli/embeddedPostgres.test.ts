@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { freePort, PASSWORD_FILE } from '../../../src/db/embedded';
-import { enrichWith } from '../../helpers/cli';
+import { enrichProcess } from '../../helpers/cli';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-embedded-'));
 const clusterDir = path.join(dataDir, 'postgres');
@@ -51,7 +51,7 @@ describe('the embedded PostgreSQL', () => {
   it('gets a random superuser password on first start, kept 0600 in the data directory; postgres/postgres is refused', async () => {
     port = await freePort();
     const env = { DATABASE_URL: '', ENRICH_DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(port) };
-    const res = await enrichWith(env, 'migrate', '--json');
+    const res = await enrichProcess(['migrate', '--json'], env);
     expect(res.code).toBe(0);
     const file = path.join(clusterDir, PASSWORD_FILE);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
