@@ -11,6 +11,8 @@ import type { Knex } from 'knex';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import { Authenticator } from './domain/auth/authenticator';
+import { Coalescer } from './domain/live/coalesce';
+import { NoLiveSource, type LiveSource } from './domain/live/source';
 import { RateLimits } from './domain/ratelimit/rateLimits';
 import { createContract } from './http/contract';
 import { operationHandlers, registrations } from './http/handlers';
@@ -32,10 +34,15 @@ export interface AppDeps {
   redis?: Redis;
   /** Connection string for the auth cache's LISTEN connection; omitted = TTL-only invalidation. */
   databaseUrl?: string;
+  /** The live source of the realtime operations; omitted = none (they answer 503). */
+  liveSource?: LiveSource;
+  /** Shared with the in-process refresh worker so /metrics shows its figures too. */
+  metrics?: Metrics;
 }
 
 export interface App {
   koa: Koa<RequestState>;
+  metrics: Metrics;
   authenticator: Authenticator;
   rateLimits: RateLimits;
   close(): Promise<void>;
@@ -50,13 +57,19 @@ export async function createApp(deps: AppDeps): Promise<App> {
     onError: (err) => logger.warn({ err }, 'auth cache listener lost its connection; resubscribing'),
   });
   await authenticator.start();
-  const handlers = operationHandlers({ knex, config });
+  const live = {
+    db: knex,
+    source: deps.liveSource ?? new NoLiveSource(),
+    coalescer: new Coalescer(),
+    onUnavailable: (reason: string, kind: string) => logger.warn({ reason, kind, source: live.source.name }, 'realtime: live source unavailable (503)'),
+  };
+  const handlers = operationHandlers({ knex, config, live });
   const api = await createContract(registrations(handlers));
 
   const koa = new Koa<RequestState>({ proxy: config.trustProxy });
   // Errors are answered by edge(); Koa's default handler would only print them again.
   koa.silent = true;
-  const metrics = new Metrics();
+  const metrics = deps.metrics ?? new Metrics();
   // Outermost, so it observes the final status that edge() gives errors.
   koa.use(metrics.middleware());
   koa.use(edge({ logger, rateLimits, anonymousRateLimit: config.anonymousRateLimit }));
@@ -67,5 +80,5 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(jsonBody(config.bodyLimitBytes));
   koa.use(dispatch(api, handlers));
 
-  return { koa, authenticator, rateLimits, close: () => authenticator.close() };
+  return { koa, metrics, authenticator, rateLimits, close: () => authenticator.close() };
 }

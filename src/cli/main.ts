@@ -9,6 +9,7 @@ import { createKey, createWorkspace, listKeys, revokeKey, setLicense, setRateLim
 import { runUntilSignal, startServer } from '../main';
 import { isoDate, positiveInt, print, withDatabase } from './common';
 import { registerLakeCommands } from './lakeCommands';
+import { registerLiveCommands } from './liveCommands';
 
 export function buildCli(): Command {
   const program = new Command('enrich')
@@ -134,6 +135,7 @@ export function buildCli(): Command {
     });
 
   registerLakeCommands(program);
+  registerLiveCommands(program);
   return program;
 }
 

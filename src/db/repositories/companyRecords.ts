@@ -24,6 +24,26 @@ export async function findCompanyJson(db: Knex, column: CompanyKeyColumn, value:
   return rows[0]?.record;
 }
 
+export interface CompanyCopy {
+  id: string;
+  username: string;
+  company_id: string;
+  fetched_at: Date;
+  /** The stored record as JSON text. */
+  record: string;
+}
+
+/** The stored copy with its freshness (realtime: cache or live). One indexed query, prepared. */
+export async function findCompanyCopy(db: Knex, column: CompanyKeyColumn, value: string): Promise<CompanyCopy | undefined> {
+  const rows = await preparedQuery<CompanyCopy>(
+    db,
+    `company_copy_by_${column}`,
+    `select id, username, company_id::text as company_id, fetched_at, record::text as record from companies where ${column} = $1`,
+    [value],
+  );
+  return rows[0];
+}
+
 export async function findCompanyFreshness(
   db: Knex,
   column: CompanyKeyColumn,

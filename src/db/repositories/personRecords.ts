@@ -27,6 +27,25 @@ export async function findPersonJson(db: Knex, column: PersonKeyColumn, value: s
   return rows[0]?.record;
 }
 
+export interface LakeCopy {
+  id: string;
+  username: string;
+  fetched_at: Date;
+  /** The stored record as JSON text. */
+  record: string;
+}
+
+/** The stored copy with its freshness (realtime: cache or live). One indexed query, prepared. */
+export async function findPersonCopy(db: Knex, column: PersonKeyColumn, value: string): Promise<LakeCopy | undefined> {
+  const rows = await preparedQuery<LakeCopy>(
+    db,
+    `person_copy_by_${column}`,
+    `select id, username, fetched_at, record::text as record from persons where ${column} = $1`,
+    [value],
+  );
+  return rows[0];
+}
+
 export interface PersonJsonRow {
   id: string;
   username: string;

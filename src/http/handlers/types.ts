@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Config } from '../../config';
+import type { RealtimeDeps } from '../../domain/live/realtime';
 import type { operations } from '../../../generated/types';
 import type { AppContext } from '../state';
 
@@ -28,6 +29,7 @@ export type ResponseBody<Op extends OperationId, Status extends keyof Responses<
 export interface HandlerResult {
   status?: number;
   body: object;
+  headers?: Record<string, string>;
 }
 
 type Parameters<Op extends OperationId> = operations[Op]['parameters'];
@@ -62,4 +64,6 @@ export type OperationHandlers = { [Op in OperationId]: OperationHandler<Op> };
 export interface HandlerDeps {
   knex: Knex;
   config: Config;
+  /** The live source and what the realtime operations share (coalescing). */
+  live: RealtimeDeps;
 }

@@ -1,6 +1,7 @@
 /**
- * 401 for a missing/invalid key, 402 for a workspace without an active license. Neither consumes
- * rate limit; the 402 answer still shows the workspace's current window.
+ * 401 for a missing/invalid key, 402 for a workspace without an active license (on the operations
+ * whose contract documents 402). Neither consumes rate limit; the 402 answer still shows the
+ * workspace's current window.
  */
 import type { Middleware } from 'koa';
 import type { Authenticator } from '../../domain/auth/authenticator';
@@ -15,7 +16,7 @@ export function authenticate(deps: { authenticator: Authenticator; rateLimits: R
     if (!operation || !requiresKey(operation.security)) return next();
     const principal = await deps.authenticator.authenticate(ctx.get('authorization') || undefined);
     const license = licenseState(principal);
-    if (license !== 'active') {
+    if (license !== 'active' && checksLicense(operation)) {
       ctx.state.quotas = await deps.rateLimits.peek(principal);
       throw new AppError(
         'LICENSE_INACTIVE',
@@ -25,6 +26,14 @@ export function authenticate(deps: { authenticator: Authenticator; rateLimits: R
     ctx.state.principal = principal;
     return next();
   };
+}
+
+/**
+ * The contract says which operations the license gates: those that document a 402 answer. GET
+ * /account does not (a customer must be able to see why everything else answers 402).
+ */
+function checksLicense(operation: { responses?: Record<string, unknown> }): boolean {
+  return Boolean(operation.responses && '402' in operation.responses);
 }
 
 /** An operation is public only when it declares an empty security requirement (`security: []`). */

@@ -1,0 +1,20 @@
+/** Short cross-instance locks: PostgreSQL advisory locks held by a transaction. */
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+
+/** A 64-bit lock key from any text (the first 8 bytes of its SHA-256), as a signed bigint string. */
+export function lockKey(text: string): string {
+  return createHash('sha256').update(text).digest().readBigInt64BE(0).toString();
+}
+
+/**
+ * Runs `fn` in a transaction that first takes the advisory lock `key`: another instance taking the
+ * same key waits until this transaction ends. The lock is released with the transaction, so a
+ * crashed instance never leaves it behind.
+ */
+export async function withTransactionLock<T>(db: Knex, key: string, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(?::bigint)', [lockKey(key)]);
+    return fn(trx);
+  });
+}
