@@ -34,7 +34,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
     const world = await ensureDemoWorld(db.knex);
     if (world.loaded) {
       logger.info(
-        { persons: world.loaded.persons, companies: world.loaded.companies, elapsed_ms: world.loaded.elapsed_ms },
+        { persons: world.loaded.loaded_persons, world_persons: world.loaded.persons, companies: world.loaded.companies, elapsed_ms: world.loaded.elapsed_ms },
         'demo world loaded into the empty lake',
       );
     }

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type Redis from 'ioredis';
 import supertest from 'supertest';
 import { createApp, type App } from '../../src/app';
+import type { LiveSource } from '../../src/domain/live/source';
 import { loadConfig, type Config } from '../../src/config';
 import { createKnex, type Knex } from '../../src/db/knex';
 import { createKey, createWorkspace } from '../../src/domain/workspaces/admin';
@@ -35,7 +36,9 @@ export function testDatabaseUrl(): string {
   return url;
 }
 
-export async function createHarness(opts: { config?: Partial<Config>; redis?: Redis; databaseUrl?: string } = {}): Promise<Harness> {
+export async function createHarness(
+  opts: { config?: Partial<Config>; redis?: Redis; databaseUrl?: string; liveSource?: LiveSource } = {},
+): Promise<Harness> {
   const config: Config = { ...loadConfig({}), logLevel: 'silent', ...opts.config };
   const dbUrl = opts.databaseUrl ?? testDatabaseUrl();
   const knex = createKnex(dbUrl, 5);
@@ -45,6 +48,7 @@ export async function createHarness(opts: { config?: Partial<Config>; redis?: Re
     logger: createLogger('silent'),
     redis: opts.redis,
     databaseUrl: dbUrl,
+    liveSource: opts.liveSource,
   });
   // In proxy mode (`npm run test:proxy`) requests go through Prism's validating proxy to the app
   // listening on loopback (see prismProxy.ts); otherwise straight to app.callback().
