@@ -68,9 +68,10 @@ const BREAKER_STATES: Partial<Record<CircuitState, BreakerState>> = {
   [CircuitState.Isolated]: 'open',
 };
 
-function reasonOf(err: unknown, opts: ResilienceOptions, batch: boolean): string {
+function reasonOf(err: unknown, opts: ResilienceOptions, batch: boolean, timedOut: boolean): string {
   if (isBrokenCircuitError(err)) return 'circuit open: the live source failed repeatedly, calls are paused';
-  if (isTaskCancelledError(err)) return `the live source did not answer within ${batch ? opts.batchTimeoutMs : opts.timeoutMs} ms`;
+  // The deadline aborts the call's signal: whichever error surfaces first, it was the deadline.
+  if (isTaskCancelledError(err) || timedOut) return `the live source did not answer within ${batch ? opts.batchTimeoutMs : opts.timeoutMs} ms`;
   if (err instanceof BulkheadRejectedError) return 'too many live-source calls in flight';
   return err instanceof Error ? err.message : String(err);
 }
@@ -104,13 +105,14 @@ export class ResilientSource implements LiveSource {
   private async one<R>(operation: SourceOperation, call: (signal: AbortSignal) => Promise<R | null>): Promise<LiveResult<R>> {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    let signal: AbortSignal | undefined;
     try {
-      const record = await this.single.execute(({ signal }) => call(signal));
+      const record = await this.single.execute((ctx) => call((signal = ctx.signal)));
       const result: LiveResult<R> = record === null ? { status: 'not_found' } : { status: 'found', record };
       this.observer?.call(operation, result.status as SourceOutcome, seconds());
       return result;
     } catch (err) {
-      const reason = reasonOf(err, this.opts, false);
+      const reason = reasonOf(err, this.opts, false, Boolean(signal?.aborted));
       this.observer?.call(operation, 'unavailable', seconds(), reason);
       return { status: 'unavailable', reason };
     }
@@ -119,12 +121,13 @@ export class ResilientSource implements LiveSource {
   private async many<R>(operation: SourceOperation, call: (signal: AbortSignal) => Promise<(R | null)[]>): Promise<LiveBatch<R>> {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    let signal: AbortSignal | undefined;
     try {
-      const records = await this.batch.execute(({ signal }) => call(signal));
+      const records = await this.batch.execute((ctx) => call((signal = ctx.signal)));
       this.observer?.call(operation, 'ok', seconds());
       return { status: 'ok', records };
     } catch (err) {
-      const reason = reasonOf(err, this.opts, true);
+      const reason = reasonOf(err, this.opts, true, Boolean(signal?.aborted));
       this.observer?.call(operation, 'unavailable', seconds(), reason);
       return { status: 'unavailable', reason };
     }
