@@ -61,6 +61,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     db: knex,
     source: deps.liveSource ?? new NoLiveSource(),
     coalescer: new Coalescer(),
+    // Another instance's fetch of the same subject holds its lock for at most the source deadline.
+    lockWaitMs: config.live.timeoutMs * 2 + 1000,
     onUnavailable: (reason: string, kind: string) => logger.warn({ reason, kind, source: live.source.name }, 'realtime: live source unavailable (503)'),
   };
   const handlers = operationHandlers({ knex, config, live });

@@ -1,18 +1,28 @@
 /** The live half's commands: worker, live-sim, changes. */
 import http from 'node:http';
 import { InvalidArgumentError, type Command } from 'commander';
-import { loadConfig } from '../config';
-import { migrateLatest, openDatabase } from '../db/knex';
-import { listChangeLog } from '../domain/refresh/changes';
-import { Metrics } from '../http/metrics';
-import { RefreshWorker } from '../jobs/refreshWorker';
-import { createLiveSource } from '../live';
-import { createLogger } from '../logger';
-import { defaultAsOf } from '../world';
-import { DEFAULT_RATES, type EvolutionRates } from '../world/simulator/evolution';
-import { startSimulatorServer } from '../world/simulator/server';
-import { Simulator } from '../world/simulator/simulator';
 import { print, withDatabase } from './common';
+
+/*
+ * The modules behind these commands (the worker, the simulator, the http adapter, metrics) are
+ * loaded when a command runs, not when the CLI starts: every other command starts as fast as before.
+ */
+const lazy = {
+  config: () => require('../config') as typeof import('../config'),
+  knex: () => require('../db/knex') as typeof import('../db/knex'),
+  changes: () => require('../domain/refresh/changes') as typeof import('../domain/refresh/changes'),
+  metrics: () => require('../http/metrics') as typeof import('../http/metrics'),
+  worker: () => require('../jobs/refreshWorker') as typeof import('../jobs/refreshWorker'),
+  live: () => require('../live') as typeof import('../live'),
+  logger: () => require('../logger') as typeof import('../logger'),
+  world: () => require('../world') as typeof import('../world'),
+  server: () => require('../world/simulator/server') as typeof import('../world/simulator/server'),
+  simulator: () => require('../world/simulator/simulator') as typeof import('../world/simulator/simulator'),
+};
+
+/** The change kinds the simulator knows, with their default rates per day (kept in step with evolution.ts). */
+const RATE_NAMES = ['job', 'title', 'location', 'headcount', 'name', 'hq', 'industry'] as const;
+type EvolutionRates = Record<(typeof RATE_NAMES)[number], number>;
 
 function nonNegativeInt(value: string): number {
   if (!/^[0-9]+$/.test(value)) throw new InvalidArgumentError('must be a non-negative integer');
@@ -39,8 +49,8 @@ function ratesOption(value: string): Partial<EvolutionRates> {
   const out: Record<string, number> = {};
   for (const part of value.split(',')) {
     const [key, n] = part.split('=').map((x) => x.trim());
-    if (!key || !(key in DEFAULT_RATES) || n === undefined || !/^[0-9]*\.?[0-9]+$/.test(n)) {
-      throw new InvalidArgumentError(`like job=0.01,headcount=0.1 with names ${Object.keys(DEFAULT_RATES).join(', ')}`);
+    if (!key || !(RATE_NAMES as readonly string[]).includes(key) || n === undefined || !/^[0-9]*\.?[0-9]+$/.test(n)) {
+      throw new InvalidArgumentError(`like job=0.01,headcount=0.1 with names ${RATE_NAMES.join(', ')}`);
     }
     out[key] = Number(n);
   }
@@ -59,13 +69,14 @@ export function registerLiveCommands(program: Command): void {
     .option('--metrics-port <n>', 'serve Prometheus metrics on 127.0.0.1:<n>/metrics', nonNegativeInt)
     .option('--json', 'with --once: machine-readable output')
     .action(async (opts: { once?: boolean; metricsPort?: number; json?: boolean }) => {
-      const config = loadConfig();
-      const logger = createLogger(config.logLevel);
+      const config = lazy.config().loadConfig();
+      const logger = lazy.logger().createLogger(config.logLevel);
+      const { openDatabase, migrateLatest } = lazy.knex();
       const db = await openDatabase(config);
       await migrateLatest(db.knex);
-      const metrics = new Metrics();
-      const live = await createLiveSource(config, { db: db.knex, logger, observer: metrics.source });
-      const worker = new RefreshWorker({ db: db.knex, source: live.source, config: config.refresh, logger, metrics });
+      const metrics = new (lazy.metrics().Metrics)();
+      const live = await lazy.live().createLiveSource(config, { db: db.knex, logger, observer: metrics.source });
+      const worker = new (lazy.worker().RefreshWorker)({ db: db.knex, source: live.source, config: config.refresh, logger, metrics });
       let metricsServer: http.Server | undefined;
       if (opts.metricsPort !== undefined) {
         metricsServer = http.createServer(async (req, res) => {
@@ -110,7 +121,7 @@ export function registerLiveCommands(program: Command): void {
     .option('--as-of <date>', "the world's today, YYYY-MM-DD (default: today, UTC); simulated time starts there", calendarDate)
     .option('--start-at <iso>', 'simulated time at start (default: --as-of)')
     .option('--speed <n>', 'simulated seconds per wall-clock second (0: only /control/advance moves time)', nonNegativeNumber, 1)
-    .option('--rates <list>', `changes per entity per simulated day, e.g. job=0.01,headcount=0.1 (defaults: ${Object.entries(DEFAULT_RATES).map(([k, v]) => `${k}=${Math.round(v * 1e5) / 1e5}`).join(',')})`, ratesOption)
+    .option('--rates <list>', 'changes per entity per simulated day, e.g. job=0.01,headcount=0.1 (defaults: a job change every 1000 days, headcount monthly; see src/world/simulator/evolution.ts)', ratesOption)
     .option('--port <n>', 'port on 127.0.0.1 (0 = any free port)', nonNegativeInt, 4100)
     .option('--token <token>', 'require Authorization: Bearer <token>')
     .option('--latency-ms <n>', 'added to every answer', nonNegativeNumber, 0)
@@ -135,10 +146,10 @@ export function registerLiveCommands(program: Command): void {
         timeoutRate: number;
         outage?: boolean;
       }) => {
-        const asOf = opts.asOf ?? defaultAsOf();
+        const asOf = opts.asOf ?? lazy.world().defaultAsOf();
         const startAt = opts.startAt ? new Date(opts.startAt) : undefined;
         if (startAt && Number.isNaN(startAt.getTime())) throw new InvalidArgumentError('--start-at must be an ISO 8601 date-time');
-        const sim = new Simulator({
+        const sim = new (lazy.simulator().Simulator)({
           world: { persons: opts.persons, companies: opts.companies, seed: opts.seed, asOf },
           rates: opts.rates,
           speed: opts.speed,
@@ -151,7 +162,7 @@ export function registerLiveCommands(program: Command): void {
             outage: Boolean(opts.outage),
           },
         });
-        const server = await startSimulatorServer(sim, { port: opts.port, token: opts.token });
+        const server = await lazy.server().startSimulatorServer(sim, { port: opts.port, token: opts.token });
         // One line on stdout that scripts (and tests) read: where it listens.
         process.stdout.write(`${JSON.stringify({ url: server.url, protocol_url: server.protocolUrl, ...sim.state() })}\n`);
         await new Promise<void>((resolve) => {
@@ -171,6 +182,7 @@ export function registerLiveCommands(program: Command): void {
     .option('--tail', 'show the last entries, then keep printing new ones (Ctrl-C to stop)')
     .option('--json', 'one JSON object per entry')
     .action(async (opts: { limit: number; after?: number; subject?: string; tail?: boolean; json?: boolean }) => {
+      const { listChangeLog } = lazy.changes();
       const line = (c: Awaited<ReturnType<typeof listChangeLog>>[number]) =>
         opts.json
           ? JSON.stringify(c)

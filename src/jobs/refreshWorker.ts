@@ -11,7 +11,9 @@
  */
 import type { Knex } from 'knex';
 import type { RefreshConfig } from '../config';
+import { deleteExpiredKeys } from '../db/repositories/idempotencyKeys';
 import { databaseNow, queueStats, type QueueKind } from '../db/repositories/refreshQueue';
+import { IDEMPOTENCY_TTL_SECONDS } from '../domain/live/idempotency';
 import type { Logger } from '../logger';
 import type { LiveSource } from '../domain/live/source';
 import { addBatch, emptyRound, refreshBatch, refreshRound, type RefreshObserver, type RoundReport } from '../domain/refresh/round';
@@ -121,6 +123,8 @@ export class RefreshWorker {
         if (started - lastStats >= config.progressSeconds * 1000 || lastStats === 0) {
           lastStats = started;
           await this.updateGauges();
+          // Housekeeping that needs a periodic hand: realtime Idempotency-Keys past their 24 hours.
+          await deleteExpiredKeys(this.deps.db, IDEMPOTENCY_TTL_SECONDS);
         }
         const kind = KINDS[kindIndex++ % KINDS.length] as QueueKind;
         const batch = await refreshBatch(

@@ -9,12 +9,23 @@ export function lockKey(text: string): string {
 
 /**
  * Runs `fn` in a transaction that first takes the advisory lock `key`: another instance taking the
- * same key waits until this transaction ends. The lock is released with the transaction, so a
- * crashed instance never leaves it behind.
+ * same key waits until this transaction ends, at most `waitMs` (then PostgreSQL raises 55P03,
+ * lock_not_available). The lock is released with the transaction, so a crashed instance never
+ * leaves it behind.
  */
-export async function withTransactionLock<T>(db: Knex, key: string, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+export async function withTransactionLock<T>(
+  db: Knex,
+  key: string,
+  waitMs: number,
+  fn: (trx: Knex.Transaction) => Promise<T>,
+): Promise<T> {
   return db.transaction(async (trx) => {
+    await trx.raw(`set local lock_timeout = ${Math.max(1, Math.round(waitMs))}`);
     await trx.raw('select pg_advisory_xact_lock(?::bigint)', [lockKey(key)]);
+    await trx.raw('set local lock_timeout to default');
     return fn(trx);
   });
 }
+
+/** PostgreSQL's lock_not_available: a lock wait ran past its lock_timeout. */
+export const isLockTimeout = (err: unknown) => (err as { code?: string })?.code === '55P03';

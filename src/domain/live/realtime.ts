@@ -12,7 +12,7 @@
 import type { Knex } from 'knex';
 import { findCompanyCopy, type CompanyRecord } from '../../db/repositories/companyRecords';
 import { findPersonCopy, type PersonRecord } from '../../db/repositories/personRecords';
-import { withTransactionLock } from '../../db/repositories/locks';
+import { isLockTimeout, withTransactionLock } from '../../db/repositories/locks';
 import { insertUsage } from '../../db/repositories/realtimeUsage';
 import { REALTIME_UNIT_PRICE_DECIMAL } from '../account/account';
 import { AppError, notFound } from '../errors';
@@ -31,6 +31,11 @@ export interface RealtimeDeps {
   coalescer: Coalescer;
   /** Told why the source could not answer (the server logs it; the client gets a plain 503). */
   onUnavailable?: (reason: string, kind: LakeKind) => void;
+  /**
+   * Longest wait for another instance's fetch of the same subject (its advisory lock); that fetch
+   * is itself bounded by the source deadline. Past it: 503. Default 10 s.
+   */
+  lockWaitMs?: number;
   now?: () => Date;
 }
 
@@ -187,7 +192,7 @@ async function fetchAndWrite(
   now: () => Date,
   meter: (trx: Knex.Transaction, record: string) => Promise<void>,
 ): Promise<Fetched> {
-  return withTransactionLock(deps.db, lockName, async (trx) => {
+  return withTransactionLock(deps.db, lockName, deps.lockWaitMs ?? 10_000, async (trx): Promise<Fetched> => {
     const current = await rules.findCopy(trx);
     if (current && current.fetched_at.getTime() >= started.getTime()) {
       await meter(trx, current.record);
@@ -202,5 +207,8 @@ async function fetchAndWrite(
     if (!stored) throw new Error('realtime write-back: the record is not in the lake after writing it');
     await meter(trx, stored.record);
     return { status: 'found', record: stored.record };
+  }).catch((err): Fetched => {
+    if (isLockTimeout(err)) return { status: 'unavailable', reason: 'another instance is still fetching this record' };
+    throw err;
   });
 }

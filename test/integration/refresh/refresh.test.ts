@@ -10,8 +10,12 @@ import { createKnex } from '../../../src/db/knex';
 import type { CompanyRecord } from '../../../src/db/repositories/companyRecords';
 import type { PersonRecord } from '../../../src/db/repositories/personRecords';
 import * as claim from '../../../src/db/repositories/refreshQueue';
+import { HttpLiveSource } from '../../../src/domain/live/httpSource';
+import { ResilientSource } from '../../../src/domain/live/resilience';
+import { recordValidator } from '../../../src/http/recordSchemas';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { writeRecords } from '../../../src/domain/lake/writer';
+import { Metrics } from '../../../src/http/metrics';
 import { RefreshWorker } from '../../../src/jobs/refreshWorker';
 import { createWorld, defaultAsOf } from '../../../src/world';
 import { startSimulatorServer, type SimulatorServer } from '../../../src/world/simulator/server';
@@ -238,5 +242,30 @@ describe('the refresh', () => {
     } finally {
       sim.setFaults({ outage: false });
     }
+  });
+
+  it('reports refreshes, changes and source calls on /metrics', async () => {
+    sim.advance(50 * DAY);
+    const metrics = new Metrics();
+    const config = { ...loadConfig({}).refresh, batchSize: 50, minAgeSeconds: 0, watchedMinAgeSeconds: 0 };
+    const raw = new HttpLiveSource({
+      url: server.protocolUrl,
+      connections: 4,
+      timeoutMs: 5000,
+      validatePerson: recordValidator('PersonResult'),
+      validateCompany: recordValidator('CompanyResult'),
+    });
+    const source = new ResilientSource(
+      raw,
+      { timeoutMs: 1000, batchTimeoutMs: 5000, concurrency: 4, queue: 10, breakerThreshold: 3, breakerCooldownMs: 500 },
+      metrics.source,
+    );
+    const w = new RefreshWorker({ db: lake.h.knex, source, config, logger: silent, metrics });
+    const report = await w.runRound({ dueBefore: await dbNow() });
+    const text = await metrics.registry.metrics();
+    const value = (re: RegExp) => [...text.matchAll(re)].reduce((s, m) => s + Number(m[1]), 0);
+    expect(value(/^enrich_refresh_records_total\{[^}]*outcome="(?:changed|unchanged)"[^}]*\} ([0-9]+)$/gm)).toBe(report.changed + report.unchanged);
+    expect(value(/^enrich_change_log_entries_total\{[^}]*\} ([0-9]+)$/gm)).toBe(report.changes);
+    expect(text).toMatch(/^enrich_live_source_duration_seconds_count\{operation="persons",outcome="ok"\} [1-9]/m);
   });
 });
