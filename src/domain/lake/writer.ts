@@ -35,6 +35,8 @@ export interface WriteOutcome {
   stale: number;
   /** The change-log entries recorded. */
   changes: ChangeEntry[];
+  /** The stored text of each record written, by id (exactly what lookups now return). */
+  stored: Map<string, string>;
 }
 
 export interface WriteOptions {
@@ -128,13 +130,16 @@ export async function writeRecords<K extends LakeKind>(
     const touched: { id: string; fetchedAt: string; record: string }[] = [];
     const replaced: AnyRecord[] = [];
     const changes: ChangeEntry[] = [];
+    // The text each record is stored as: the repositories store JSON.stringify of the record as is.
+    const storedTexts = new Map<string, string>();
     for (const record of allowed) {
+      const text = JSON.stringify(record);
+      storedTexts.set(record.id.toLowerCase(), text);
       const old = storedCopyOf(record);
       if (!old) {
         replaced.push(record);
         continue;
       }
-      const text = JSON.stringify(record);
       let parsed: AnyRecord | undefined;
       const parseOld = () => (parsed ??= JSON.parse(old.record) as AnyRecord);
       if (old.id.toLowerCase() === record.id.toLowerCase() && isSameRecord(old.record, text, () => ({ old: parseOld(), next: record }))) {
@@ -159,6 +164,7 @@ export async function writeRecords<K extends LakeKind>(
       duplicates: records.length - unique.length,
       stale,
       changes,
+      stored: storedTexts,
     };
   };
   return db.isTransaction ? write(db as Knex.Transaction) : db.transaction(write);
