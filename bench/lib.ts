@@ -125,17 +125,45 @@ export const SEED = 1;
 export const AS_OF = new Date('2026-11-01T00:00:00Z');
 
 /** The bench database on DATABASE_URL's server, or on the embedded PostgreSQL under ENRICH_DATA_DIR. */
-export async function benchDatabaseUrl(): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function benchDatabaseUrl(name = BENCH_DATABASE): Promise<{ url: string; stop: () => Promise<void> }> {
   const config = loadConfig();
   if (config.databaseUrl) {
     const admin = new URL(config.databaseUrl);
-    await ensureDatabase(admin.toString(), BENCH_DATABASE);
-    admin.pathname = `/${BENCH_DATABASE}`;
+    await ensureDatabase(admin.toString(), name);
+    admin.pathname = `/${name}`;
     return { url: admin.toString(), stop: async () => undefined };
   }
   const embedded = await startEmbeddedPostgres({ dir: `${config.dataDir}/postgres`, port: config.embeddedPgPort });
-  await ensureDatabase(embedded.adminUrl, BENCH_DATABASE);
-  return { url: databaseUrl(embedded.adminUrl, BENCH_DATABASE), stop: () => embedded.stop() };
+  await ensureDatabase(embedded.adminUrl, name);
+  return { url: databaseUrl(embedded.adminUrl, name), stop: () => embedded.stop() };
+}
+
+/** `enrich live-sim` of the bench world (seed SEED, as of AS_OF) in a child process; resolves once it listens. */
+export function startSimulatorProcess(persons: number, companies: number, extra: string[] = []): Promise<Server & { protocolUrl: string }> {
+  const child = spawn(
+    process.execPath,
+    [path.join(__dirname, '..', 'bin', 'enrich.js'), 'live-sim', '--persons', String(persons), '--companies', String(companies),
+      '--seed', String(SEED), '--as-of', AS_OF.toISOString().slice(0, 10), '--speed', '0', '--port', '0', ...extra],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  return new Promise((resolve, reject) => {
+    const lines = readline.createInterface({ input: child.stdout! });
+    child.once('exit', (code) => reject(new Error(`live-sim exited with ${code} before listening`)));
+    lines.once('line', (line) => {
+      const { url, protocol_url } = JSON.parse(line) as { url: string; protocol_url: string };
+      resolve({
+        url,
+        protocolUrl: protocol_url,
+        child,
+        stop: () =>
+          new Promise((done) => {
+            child.removeAllListeners('exit');
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
 }
 
 /** Builds the lake unless the marker table says this size and seed are already there. */
@@ -146,7 +174,7 @@ export async function ensureLake(knex: Knex, persons: number, companies: number)
     process.stderr.write(`reusing the lake in database ${BENCH_DATABASE}: ${persons} persons, ${companies} companies\n`);
     return;
   }
-  await knex.raw('truncate persons, person_positions, person_educations, companies, bench_lake');
+  await knex.raw('truncate persons, person_positions, person_educations, person_refresh, companies, company_refresh, change_log, bench_lake');
   process.stderr.write(`building the lake: ${persons} persons, ${companies} companies (once; later runs reuse it)\n`);
   let last = 0;
   const report = await seedLake(knex, { persons, companies, seed: SEED, asOf: AS_OF }, (p) => {

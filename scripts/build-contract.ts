@@ -41,6 +41,8 @@ function main(): void {
     return;
   }
   run(bin('redocly'), ['lint', path.join(root, 'openapi', 'openapi.yaml')]);
+  // The protocol the server asks of a live source (LIVE_SOURCE_URL); served by `enrich live-sim`.
+  run(bin('redocly'), ['lint', path.join(root, 'openapi', 'live-source', 'live-source.yaml')]);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-contract-'));
   try {
     build(tmp);

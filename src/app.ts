@@ -11,6 +11,8 @@ import type { Knex } from 'knex';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import { Authenticator } from './domain/auth/authenticator';
+import { Coalescer } from './domain/live/coalesce';
+import { NoLiveSource, type LiveSource } from './domain/live/source';
 import { RateLimits } from './domain/ratelimit/rateLimits';
 import { createContract } from './http/contract';
 import { operationHandlers, registrations } from './http/handlers';
@@ -32,10 +34,15 @@ export interface AppDeps {
   redis?: Redis;
   /** Connection string for the auth cache's LISTEN connection; omitted = TTL-only invalidation. */
   databaseUrl?: string;
+  /** The live source of the realtime operations; omitted = none (they answer 503). */
+  liveSource?: LiveSource;
+  /** Shared with the in-process refresh worker so /metrics shows its figures too. */
+  metrics?: Metrics;
 }
 
 export interface App {
   koa: Koa<RequestState>;
+  metrics: Metrics;
   authenticator: Authenticator;
   rateLimits: RateLimits;
   close(): Promise<void>;
@@ -67,7 +74,15 @@ export async function createApp(deps: AppDeps): Promise<App> {
         : logger.info({ key_cache_ttl_ms: config.authCacheTtlMs }, 'auth change channel listening again: key cache emptied, TTL back to normal'),
   });
   await authenticator.start();
-  const handlers = operationHandlers({ knex, config, rateLimitStore: () => rateLimits.storeState() });
+  const live = {
+    db: knex,
+    source: deps.liveSource ?? new NoLiveSource(),
+    coalescer: new Coalescer(),
+    // Another instance's fetch of the same subject holds its lock for at most the source deadline.
+    lockWaitMs: config.live.timeoutMs * 2 + 1000,
+    onUnavailable: (reason: string, kind: string) => logger.warn({ reason, kind, source: live.source.name }, 'realtime: live source unavailable (503)'),
+  };
+  const handlers = operationHandlers({ knex, config, live, rateLimitStore: () => rateLimits.storeState() });
   const api = await createContract(registrations(handlers));
 
   // Behind N trusted proxies the client address is the one the outermost of them saw: the N-th
@@ -75,7 +90,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const koa = new Koa<RequestState>({ proxy: config.trustProxyHops > 0, maxIpsCount: config.trustProxyHops });
   // Errors are answered by edge(); Koa's default handler would only print them again.
   koa.silent = true;
-  const metrics = new Metrics();
+  const metrics = deps.metrics ?? new Metrics();
   // Outermost, so it observes the final status that edge() gives errors.
   koa.use(metrics.middleware());
   koa.use(edge({ logger, rateLimits, anonymousRateLimit: config.anonymousRateLimit }));
@@ -88,6 +103,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   return {
     koa,
+    metrics,
     authenticator,
     rateLimits,
     close: async () => {

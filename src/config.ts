@@ -45,6 +45,60 @@ export interface Config {
   httpHeadersTimeoutMs: number;
   /** Open connections beyond this are closed at once. */
   httpMaxConnections: number;
+  live: LiveConfig;
+  simulator: SimulatorConfig;
+  refresh: RefreshConfig;
+}
+
+/** The live source (realtime operations and the refresh). */
+export interface LiveConfig {
+  /** `http` with LIVE_SOURCE_URL, `simulator` with LIVE_SOURCE=simulator, `none` otherwise. */
+  mode: 'http' | 'simulator' | 'none';
+  url: string | undefined;
+  token: string | undefined;
+  authHeader: string | undefined;
+  /** Deadline of a single-record call (realtime). */
+  timeoutMs: number;
+  /** Deadline of a batch call (refresh). */
+  batchTimeoutMs: number;
+  concurrency: number;
+  queue: number;
+  breakerThreshold: number;
+  breakerCooldownMs: number;
+}
+
+/** The in-process simulator of LIVE_SOURCE=simulator (and the defaults of `enrich live-sim`). */
+export interface SimulatorConfig {
+  persons: number;
+  companies: number;
+  seed: number;
+  /** Unset: the saved state's, else today. */
+  asOf: Date | undefined;
+  /** Simulated seconds per wall-clock second. */
+  speed: number;
+  /** Control endpoint port on 127.0.0.1 (0 = any free port). */
+  port: number;
+  /** Change rates per entity per simulated day (LIVE_SIM_RATES="job=0.01,headcount=0.1"). */
+  rates: Record<string, number>;
+}
+
+/** The background refresh worker. */
+export interface RefreshConfig {
+  /** Run the worker inside `enrich serve`. */
+  inProcess: boolean;
+  /** Records per second per worker (0 = as fast as it goes). */
+  rate: number;
+  batchSize: number;
+  /** A record verified less than this ago is not due. */
+  minAgeSeconds: number;
+  /** The same for records watched by a monitor. */
+  watchedMinAgeSeconds: number;
+  /** How long a claimed batch stays with its worker: the bound on recovery after a crash. */
+  leaseSeconds: number;
+  /** Pause when nothing is due. */
+  idleMs: number;
+  /** Seconds between progress lines in the log. */
+  progressSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -81,7 +135,58 @@ function proxyHops(env: NodeJS.ProcessEnv): number {
   return int(env, 'TRUST_PROXY', 0, 0, 32);
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+const RATE_NAMES = ['job', 'title', 'location', 'headcount', 'name', 'hq', 'industry'];
+
+function rates(env: NodeJS.ProcessEnv, name: string, fallback: Record<string, number>): Record<string, number> {
+  const raw = env[name];
+  if (!raw) return fallback;
+  const out: Record<string, number> = { ...fallback };
+  for (const part of raw.split(',')) {
+    const [key, value] = part.split('=').map((x) => x.trim());
+    if (!key || !RATE_NAMES.includes(key) || value === undefined || !/^[0-9]*\.?[0-9]+$/.test(value)) {
+      throw new ConfigError(`${name} must look like "job=0.01,headcount=0.1" with names ${RATE_NAMES.join(', ')}`);
+    }
+    out[key] = Number(value);
+  }
+  return out;
+}
+
+function number(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[0-9]*\.?[0-9]+$/.test(raw)) throw new ConfigError(`${name} must be a non-negative number, got "${raw}"`);
+  return Number(raw);
+}
+
+function date(env: NodeJS.ProcessEnv, name: string): Date | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(raw)) throw new ConfigError(`${name} must be a date (YYYY-MM-DD), got "${raw}"`);
+  return new Date(`${raw}T00:00:00Z`);
+}
+
+/**
+ * `npm start` (serve --demo) shows the world changing within a minute: the simulator's clock runs
+ * an hour per second with brisk change rates, and the worker re-verifies records older than 20 s.
+ * Each of these is only a default: the environment still wins.
+ */
+const DEMO_DEFAULTS: NodeJS.ProcessEnv = {
+  LIVE_SIM_SPEED: '3600',
+  LIVE_SIM_RATES: 'job=0.004,title=0.004,location=0.002,headcount=0.05,name=0.005,hq=0.005,industry=0.005',
+  REFRESH_MIN_AGE_SECONDS: '20',
+  REFRESH_WATCHED_MIN_AGE_SECONDS: '10',
+  REFRESH_RATE: '100',
+};
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { demo?: boolean } = {}): Config {
+  if (opts.demo) env = { ...DEMO_DEFAULTS, ...env };
+  const liveUrl = url(env, 'LIVE_SOURCE_URL', ['http:', 'https:']);
+  const liveMode = env.LIVE_SOURCE;
+  if (liveMode !== undefined && liveMode !== '' && liveMode !== 'simulator' && liveMode !== 'http' && liveMode !== 'none') {
+    throw new ConfigError(`LIVE_SOURCE must be simulator, http or none, got "${liveMode}"`);
+  }
+  if (liveMode === 'http' && !liveUrl) throw new ConfigError('LIVE_SOURCE=http needs LIVE_SOURCE_URL');
+  const mode: LiveConfig['mode'] = liveMode === 'simulator' ? 'simulator' : liveMode === 'none' ? 'none' : liveUrl ? 'http' : 'none';
   const config: Config = {
     port: int(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '127.0.0.1',
@@ -106,6 +211,37 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpRequestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 1000, 3_600_000),
     httpHeadersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 1000, 3_600_000),
     httpMaxConnections: int(env, 'HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000),
+    live: {
+      mode,
+      url: liveUrl,
+      token: env.LIVE_SOURCE_TOKEN || undefined,
+      authHeader: env.LIVE_SOURCE_AUTH_HEADER || undefined,
+      timeoutMs: int(env, 'LIVE_SOURCE_TIMEOUT_MS', 3000, 10, 600_000),
+      batchTimeoutMs: int(env, 'LIVE_SOURCE_BATCH_TIMEOUT_MS', 10_000, 10, 600_000),
+      concurrency: int(env, 'LIVE_SOURCE_CONCURRENCY', 16, 1, 10_000),
+      queue: int(env, 'LIVE_SOURCE_QUEUE', 64, 0, 100_000),
+      breakerThreshold: int(env, 'LIVE_SOURCE_BREAKER_THRESHOLD', 5, 1, 10_000),
+      breakerCooldownMs: int(env, 'LIVE_SOURCE_BREAKER_COOLDOWN_MS', 10_000, 10, 3_600_000),
+    },
+    simulator: {
+      persons: int(env, 'LIVE_SIM_PERSONS', 3000, 0, 2 ** 24),
+      companies: int(env, 'LIVE_SIM_COMPANIES', 150, 1, 2 ** 24),
+      seed: int(env, 'LIVE_SIM_SEED', 2026),
+      asOf: date(env, 'LIVE_SIM_AS_OF'),
+      speed: number(env, 'LIVE_SIM_SPEED', 1),
+      port: int(env, 'LIVE_SIM_PORT', 4100, 0, 65535),
+      rates: rates(env, 'LIVE_SIM_RATES', {}),
+    },
+    refresh: {
+      inProcess: env.REFRESH_IN_PROCESS !== '0' && env.REFRESH_IN_PROCESS !== 'false',
+      rate: number(env, 'REFRESH_RATE', 50),
+      batchSize: int(env, 'REFRESH_BATCH', 100, 1, 100),
+      minAgeSeconds: int(env, 'REFRESH_MIN_AGE_SECONDS', 86_400),
+      watchedMinAgeSeconds: int(env, 'REFRESH_WATCHED_MIN_AGE_SECONDS', 3600),
+      leaseSeconds: int(env, 'REFRESH_LEASE_SECONDS', 60, 1, 86_400),
+      idleMs: int(env, 'REFRESH_IDLE_MS', 5000, 10, 3_600_000),
+      progressSeconds: int(env, 'REFRESH_PROGRESS_SECONDS', 30, 1, 86_400),
+    },
   };
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
     throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');

@@ -8,8 +8,11 @@ import { createApp } from './app';
 import { loadConfig, type Config } from './config';
 import { createKnex, migrateLatest, openDatabase } from './db/knex';
 import { createLogger, type Logger } from './logger';
-import { ensureDemoWorld } from './world/demo';
+import { DEMO_LOADED_PERSONS, ensureDemoWorld } from './world/demo';
 import { ensureDemoWorkspace } from './domain/workspaces/demo';
+import { Metrics } from './http/metrics';
+import { RefreshWorker } from './jobs/refreshWorker';
+import { createLiveSource, type LiveWiring } from './live';
 
 export interface RunningServer {
   server: http.Server;
@@ -18,7 +21,7 @@ export interface RunningServer {
 }
 
 export async function startServer(opts: { demo?: boolean; config?: Config } = {}): Promise<RunningServer> {
-  const config = opts.config ?? loadConfig();
+  const config = opts.config ?? loadConfig(process.env, { demo: opts.demo });
   const logger = createLogger(config.logLevel);
   const db = await openDatabase(
     config,
@@ -35,7 +38,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
     const world = await ensureDemoWorld(db.knex);
     if (world.loaded) {
       logger.info(
-        { persons: world.loaded.persons, companies: world.loaded.companies, elapsed_ms: world.loaded.elapsed_ms },
+        { persons: world.loaded.loaded_persons, world_persons: world.loaded.persons, companies: world.loaded.companies, elapsed_ms: world.loaded.elapsed_ms },
         'demo world loaded into the empty lake',
       );
     }
@@ -50,7 +53,12 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
     statementTimeoutMs: config.dbStatementTimeoutMs,
     acquireTimeoutMs: config.dbAcquireTimeoutMs,
   });
-  const app = await createApp({ config, knex: requestKnex, logger, redis, databaseUrl: db.url });
+  const metrics = new Metrics();
+  const live = await createLiveSource(config, { db: db.knex, logger, observer: metrics.source });
+  const app = await createApp({ config, knex: requestKnex, logger, redis, databaseUrl: db.url, liveSource: live.source, metrics });
+  const worker = config.refresh.inProcess
+    ? new RefreshWorker({ db: db.knex, source: live.source, config: config.refresh, logger, metrics })
+    : undefined;
   const server = http.createServer(
     {
       // A client that sends its headers or body slowly holds a socket for at most these.
@@ -73,9 +81,12 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
   const url = `http://${config.host}:${port}`;
   logger.info({ url: `${url}/api/v1`, rate_limit_store: app.rateLimits.store }, 'listening');
 
+  worker?.start();
+  if (!worker) logger.info('refresh worker not started here (REFRESH_IN_PROCESS=0): run `enrich worker`');
+
   if (opts.demo) {
     const demo = await ensureDemoWorkspace(db.knex);
-    printDemo(url, demo, sampleUsername);
+    printDemo(url, demo, sampleUsername, live);
   }
 
   let stopping: Promise<void> | undefined;
@@ -83,6 +94,8 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
     (stopping ??= (async () => {
       logger.info('shutting down: draining requests');
       await closeServer(server);
+      await worker?.stop();
+      await live.close();
       await app.close();
       await redis?.quit().catch(() => undefined);
       await requestKnex.destroy();
@@ -133,26 +146,37 @@ async function closeServer(server: http.Server): Promise<void> {
   clearTimeout(force);
 }
 
-function printDemo(url: string, demo: Awaited<ReturnType<typeof ensureDemoWorkspace>>, username?: string): void {
-  const lines = demo.api_key
-    ? [
-        '',
-        `Demo workspace ${demo.workspace_id} created. Its API key is shown only this once:`,
-        '',
-        `  ${demo.api_key}`,
-        '',
-        'Try it:',
-        `  curl -s -H "Authorization: Bearer ${demo.api_key}" ${url}/api/v1/account`,
-        ...(username ? [`  curl -s -H "Authorization: Bearer ${demo.api_key}" "${url}/api/v1/person?username=${username}"`] : []),
-        '',
-      ]
+function printDemo(url: string, demo: Awaited<ReturnType<typeof ensureDemoWorkspace>>, username: string | undefined, live: LiveWiring): void {
+  const key = demo.api_key ?? 'ik_live_...';
+  const auth = `-H "Authorization: Bearer ${key}"`;
+  const head = demo.api_key
+    ? ['', `Demo workspace ${demo.workspace_id} created. Its API key is shown only this once:`, '', `  ${demo.api_key}`, '']
     : [
         '',
         `Demo workspace ${demo.workspace_id} already exists (its key was printed when it was created).`,
         `New key: npx enrich key create --workspace ${demo.workspace_id} --json`,
         '',
       ];
-  process.stdout.write(lines.join('\n') + '\n');
+  const tryIt = [
+    'Try it:',
+    `  curl -s ${auth} ${url}/api/v1/account`,
+    ...(username ? [`  curl -s ${auth} "${url}/api/v1/person?username=${username}"`] : []),
+  ];
+  const sim = live.simulator;
+  const unloaded = sim && sim.world.persons > DEMO_LOADED_PERSONS ? sim.world.person(DEMO_LOADED_PERSONS).username : undefined;
+  const liveLines = sim
+    ? [
+        '',
+        `The world is changing: the live-source simulator runs ${sim.speed} simulated seconds per second, and the refresh`,
+        'worker re-verifies the lake continuously. Within a minute you should see:',
+        ...(username ? [`  curl -s ${auth} "${url}/api/v1/person/check?username=${username}"     # fetched_at moves`] : []),
+        '  npx enrich changes --tail                                        # change-log entries as they are detected',
+        `  curl -s ${auth} "${url}/api/v1/person/job-changes?within_months=1"`,
+        ...(unloaded ? [`  curl -s ${auth} "${url}/api/v1/person/realtime?username=${unloaded}"   # not in the lake: fetched live, metered`] : []),
+        `  curl -s -X POST ${live.control?.url}/control/advance -d '{"days":30}'   # jump the simulated clock ahead`,
+      ]
+    : ['', 'No live source (LIVE_SOURCE_URL or LIVE_SOURCE=simulator): realtime answers 503 and the refresh idles.'];
+  process.stdout.write([...head, ...tryIt, ...liveLines, ''].join('\n') + '\n');
 }
 
 export function runUntilSignal(running: RunningServer): void {

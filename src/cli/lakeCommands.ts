@@ -44,9 +44,14 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
     .option('--seed <n>', 'random seed', nonNegativeInt, 1)
     .option('--as-of <date>', "the world's today, YYYY-MM-DD (default: today, UTC); dates are relative to it", calendarDate)
     .option('--out <dir>', 'write companies.ndjson and persons.ndjson into this directory instead of loading')
+    .option(
+      '--load-persons <n>',
+      'load only the first n persons of the world (a live-source simulator of the same world still knows the others)',
+      nonNegativeInt,
+    )
     .option('--json', 'machine-readable output')
     .action(
-      async (opts: { persons: number; companies: number; seed: number; asOf?: Date; out?: string; json?: boolean }) => {
+      async (opts: { persons: number; companies: number; seed: number; asOf?: Date; out?: string; loadPersons?: number; json?: boolean }) => {
         if (opts.persons > 0 && opts.companies < 1) throw new InvalidArgumentError('--companies must be at least 1 when --persons > 0');
         const { seedLake, writeWorldFiles } = load.seed();
         const { defaultAsOf } = load.world();
@@ -63,13 +68,13 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
               `Wrote ${report.companies} companies and ${report.persons} persons (seed ${report.seed}, as of ${report.as_of.slice(0, 10)}):\n${report.files.join('\n')}`,
             );
           } else {
-            const report = await withDatabase(io, (knex) => seedLake(knex, world, progress.onProgress));
+            const report = await withDatabase(io, (knex) => seedLake(knex, { ...world, loadPersons: opts.loadPersons }, progress.onProgress));
             progress.stop();
             print(
               io,
               Boolean(opts.json),
               report,
-              `Loaded ${report.companies} companies and ${report.persons} persons (seed ${report.seed}, as of ${report.as_of.slice(0, 10)}) in ${(report.elapsed_ms / 1000).toFixed(1)} s`,
+              `Loaded ${report.companies} companies and ${report.loaded_persons} persons (of a world of ${report.persons}; seed ${report.seed}, as of ${report.as_of.slice(0, 10)}) in ${(report.elapsed_ms / 1000).toFixed(1)} s`,
             );
           }
         } finally {

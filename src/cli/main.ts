@@ -13,6 +13,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { CliExit, duration, isoDate, positiveInt, print, withDatabase, type CliIo } from './common';
 import { registerLakeCommands } from './lakeCommands';
 import { load } from './lazy';
+import { registerLiveCommands } from './liveCommands';
 
 /** Thrown (instead of exiting) once commander has printed its own help or error message. */
 class CommanderExit extends Error {
@@ -51,7 +52,7 @@ export function buildCli(io: CliIo): Command {
     .option('--demo', 'on first start, create a demo workspace and print its key')
     .action(async (opts: { demo?: boolean }) => {
       const { runUntilSignal, startServer } = load.server();
-      runUntilSignal(await startServer({ demo: Boolean(opts.demo), config: load.config().loadConfig(io.env) }));
+      runUntilSignal(await startServer({ demo: Boolean(opts.demo), config: load.config().loadConfig(io.env, { demo: Boolean(opts.demo) }) }));
     });
 
   const workspace = program.command('workspace').description('Manage workspaces');
@@ -204,6 +205,7 @@ export function buildCli(io: CliIo): Command {
     });
 
   registerLakeCommands(program, io);
+  registerLiveCommands(program, io);
   return program;
 }
 

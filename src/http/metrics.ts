@@ -2,7 +2,8 @@
  * Prometheus metrics (prom-client): request counts and latencies by contract operation and status,
  * plus the process defaults. Labelled by operationId, never by raw path, so cardinality stays bounded.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { BreakerState, SourceObserver, SourceOperation, SourceOutcome } from '../domain/live/resilience';
 import type { Middleware } from 'koa';
 import type { RequestState } from './state';
 
@@ -21,9 +22,70 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  // The live source (realtime and refresh calls) -------------------------------------------
+  private readonly sourceDuration = new Histogram({
+    name: 'enrich_live_source_duration_seconds',
+    help: 'Time of a live-source call (one record or a batch), by operation and outcome',
+    labelNames: ['operation', 'outcome'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  private readonly sourceErrors = new Counter({
+    name: 'enrich_live_source_errors_total',
+    help: 'Live-source calls that failed (timeout, error status, unreachable, circuit open)',
+    labelNames: ['operation'],
+    registers: [this.registry],
+  });
+  private readonly breakerOpen = new Gauge({
+    name: 'enrich_live_source_circuit_open',
+    help: '1 while the live-source circuit breaker is open or half-open, else 0',
+    registers: [this.registry],
+  });
+
+  // The refresh -----------------------------------------------------------------------------
+  readonly refreshed = new Counter({
+    name: 'enrich_refresh_records_total',
+    help: 'Records the refresh handled, by kind and outcome (changed, unchanged, not_found, unavailable, stale, withdrawn)',
+    labelNames: ['kind', 'outcome'],
+    registers: [this.registry],
+  });
+  readonly changes = new Counter({
+    name: 'enrich_change_log_entries_total',
+    help: 'Change-log entries recorded by this process, by event and origin',
+    labelNames: ['event', 'origin'],
+    registers: [this.registry],
+  });
+  readonly queueDue = new Gauge({
+    name: 'enrich_refresh_queue_due',
+    help: 'Records due for a refresh (older than the minimum age), by kind',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
+  readonly queueLeased = new Gauge({
+    name: 'enrich_refresh_queue_leased',
+    help: 'Records claimed by a worker right now, by kind',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
+  readonly oldestFetchedAt = new Gauge({
+    name: 'enrich_refresh_oldest_fetched_at_seconds',
+    help: 'Unix time of the oldest fetched_at in the lake, by kind',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
+
+  /** What the live source's resilience policy reports into. */
+  readonly source: SourceObserver = {
+    call: (operation: SourceOperation, outcome: SourceOutcome, seconds: number) => {
+      this.sourceDuration.observe({ operation, outcome }, seconds);
+      if (outcome === 'unavailable') this.sourceErrors.inc({ operation });
+    },
+    breaker: (state: BreakerState) => this.breakerOpen.set(state === 'closed' ? 0 : 1),
+  };
 
   /** Observes every request once it is answered, errors included (it runs outside edge). */
   middleware(): Middleware<RequestState> {

@@ -58,6 +58,16 @@ export interface World {
   companyRecords(): IterableIterator<CompanyResult>;
   /** Every person record, in index order, generated one at a time (never all held in memory). */
   personRecords(): IterableIterator<PersonResult>;
+  /**
+   * The index of the person with this username, or undefined: the suffix is inverted through its
+   * keyed bijection (no table), and the candidate's username is checked (unless `verify` is false:
+   * then the caller must compare the username of `person(index)` itself, saving one generation).
+   */
+  personIndexOf(username: string, verify?: boolean): number | undefined;
+  /** The index of the company with this username or numeric company_id, or undefined. */
+  companyIndexOf(ref: { username: string } | { companyId: string }): number | undefined;
+  /** What the generators see (company summaries, weighted draws), for the simulator's evolution. */
+  readonly context: WorldContext;
 }
 
 /** Largest number of persons or companies in one world (identifier suffixes are 24-bit bijections). */
@@ -241,6 +251,38 @@ class SyntheticWorld implements World, WorldContext {
 
   *personRecords(): IterableIterator<PersonResult> {
     for (let i = 0; i < this.persons; i++) yield this.person(i);
+  }
+
+  get context(): WorldContext {
+    return this;
+  }
+
+  personIndexOf(username: string, verify = true): number | undefined {
+    const match = /-([0-9a-f]{6})$/.exec(username.toLowerCase());
+    if (!match) return undefined;
+    const index = this.personKeys.username.invert(parseInt(match[1] as string, 16));
+    if (index >= this.persons) return undefined;
+    if (!verify) return index;
+    return this.person(index).username === username.toLowerCase() ? index : undefined;
+  }
+
+  companyIndexOf(ref: { username: string } | { companyId: string }): number | undefined {
+    let index: number;
+    if ('companyId' in ref) {
+      if (!/^[0-9]{1,12}$/.test(ref.companyId)) return undefined;
+      const value = Number(ref.companyId) - 100_000;
+      if (value < 0 || value >= 2 ** 28) return undefined;
+      index = this.companyKeys.companyId.invert(value);
+      if (index >= this.companies) return undefined;
+      return this.companySummary(index).companyId === String(Number(ref.companyId)) ? index : undefined;
+    }
+    const match = /-([0-9a-z]{5})$/.exec(ref.username.toLowerCase());
+    if (!match) return undefined;
+    const value = parseInt(match[1] as string, 36);
+    if (value >= 2 ** 24) return undefined;
+    index = this.companyKeys.slug.invert(value);
+    if (index >= this.companies) return undefined;
+    return this.companySummary(index).username === ref.username.toLowerCase() ? index : undefined;
   }
 
   private check(kind: string, index: number, count: number): void {

@@ -158,6 +158,19 @@ export class Feistel {
     }
     return l * 2 ** this.half + r;
   }
+
+  /** The inverse bijection: invert(apply(x)) === x (the rounds run backwards). */
+  invert(y: number): number {
+    let l = Math.floor(y / 2 ** this.half) & this.mask;
+    let r = y & this.mask;
+    for (let k = this.keys.length - 1; k >= 0; k--) {
+      const f = mix32((l ^ (this.keys[k] as number)) >>> 0) & this.mask;
+      const pr = l;
+      l = (r ^ f) & this.mask;
+      r = pr;
+    }
+    return l * 2 ** this.half + r;
+  }
 }
 
 /** A keyed bijection of [0, n) for any n >= 1: Feistel on the next even power of two, cycle-walking. */

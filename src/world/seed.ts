@@ -19,6 +19,8 @@ export interface SeedProgress {
 export interface SeedReport {
   companies: number;
   persons: number;
+  /** Persons of the world written to the lake (the first ones); the rest only the simulator knows. */
+  loaded_persons: number;
   seed: number;
   as_of: string;
   elapsed_ms: number;
@@ -26,10 +28,11 @@ export interface SeedReport {
 
 const BATCH = 1000;
 
-function seedReport(world: World, started: number): SeedReport {
+function seedReport(world: World, started: number, loadedPersons = world.persons): SeedReport {
   return {
     companies: world.companies,
     persons: world.persons,
+    loaded_persons: loadedPersons,
     seed: world.seed,
     as_of: world.asOf.toISOString(),
     elapsed_ms: Date.now() - started,
@@ -48,14 +51,24 @@ function* batches<T>(items: Iterable<T>, size: number): Generator<T[]> {
   if (batch.length) yield batch;
 }
 
-/** Loads the world; the next batch is generated while the previous one is being written. */
+/** The first `count` persons of the world. */
+function* firstPersons(world: World, count: number): Generator<object> {
+  for (let i = 0; i < count; i++) yield world.person(i);
+}
+
+/**
+ * Loads the world (or, with `loadPersons`, only its first persons: a live-source simulator of the
+ * same world then knows profiles the lake does not); the next batch is generated while the
+ * previous one is being written.
+ */
 export async function seedLake(
   db: Knex,
-  options: WorldOptions,
+  options: WorldOptions & { loadPersons?: number },
   onProgress?: (progress: SeedProgress) => void,
 ): Promise<SeedReport> {
   const started = Date.now();
   const world = createWorld(options);
+  const loadPersons = Math.min(options.loadPersons ?? world.persons, world.persons);
   const load = async (kind: LakeKind, records: Iterable<object>, total: number) => {
     let done = 0;
     let pending: Promise<unknown> = Promise.resolve();
@@ -69,8 +82,8 @@ export async function seedLake(
     await pending;
   };
   await load('company', world.companyRecords(), world.companies);
-  await load('person', world.personRecords(), world.persons);
-  return seedReport(world, started);
+  await load('person', firstPersons(world, loadPersons), loadPersons);
+  return seedReport(world, started, loadPersons);
 }
 
 /** Writes `companies.ndjson` and `persons.ndjson` into `dir`, ready for `enrich import`. */

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type Redis from 'ioredis';
 import supertest from 'supertest';
 import { createApp, type App } from '../../src/app';
+import type { LiveSource } from '../../src/domain/live/source';
 import { loadConfig, type Config } from '../../src/config';
 import { createKnex, type Knex } from '../../src/db/knex';
 import { createKey, createWorkspace, revokeKey } from '../../src/domain/workspaces/admin';
@@ -46,7 +47,9 @@ export function testDatabaseUrl(): string {
   return url;
 }
 
-export async function createHarness(opts: { config?: Partial<Config>; redis?: Redis; databaseUrl?: string } = {}): Promise<Harness> {
+export async function createHarness(
+  opts: { config?: Partial<Config>; redis?: Redis; databaseUrl?: string; liveSource?: LiveSource } = {},
+): Promise<Harness> {
   // Test files send many deliberately bad keys from one address; the failed-authentication budget
   // has its own test (platform/keyGuessing.test.ts).
   const config: Config = { ...loadConfig({}), logLevel: 'silent', authFailureLimit: 1_000_000, ...opts.config };
@@ -58,6 +61,7 @@ export async function createHarness(opts: { config?: Partial<Config>; redis?: Re
     logger: createLogger('silent'),
     redis: opts.redis,
     databaseUrl: dbUrl,
+    liveSource: opts.liveSource,
   });
   // In proxy mode (the integration project) requests go through Prism's validating proxy to the app
   // listening on loopback (see prismProxy.ts); otherwise straight to app.callback().

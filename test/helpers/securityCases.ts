@@ -40,6 +40,22 @@ export function runSecurityCases(getHarness: () => Harness, operations: Contract
       expect(ok.body.quotas.rate_limit.workspace.remaining).toBe(49);
     });
 
+    if (!op.licensed) {
+      it('answers without 402 for inactive and expired licenses (the contract documents no 402 for it)', async () => {
+        const h = getHarness();
+        const inactive = await h.workspace({ active: false, rateLimit: 40 });
+        const r1 = await call(h, op, `Bearer ${inactive.key}`);
+        expect(r1.status).not.toBe(402);
+        expect(r1.status).toBeLessThan(500);
+        const expired = await h.workspace();
+        await setLicense(h.knex, { workspaceId: expired.workspaceId, status: 'active', expiresAt: new Date(Date.now() - 1000) });
+        const r2 = await call(h, op, `Bearer ${expired.key}`);
+        expect(r2.status).not.toBe(402);
+        expect(r2.status).toBeLessThan(500);
+      });
+      return;
+    }
+
     it('answers 402 LICENSE_INACTIVE for inactive and expired licenses, without consuming quota', async () => {
       const h = getHarness();
       const inactive = await h.workspace({ active: false, rateLimit: 40 });

@@ -82,8 +82,12 @@ export interface paths {
          *     - `usage` covers the current calendar month in UTC (`period_start` inclusive, `period_end`
          *       exclusive). Only the two realtime operations are metered, at `unit_price_usd` (0.001 USD) per
          *       successful call; `realtime_cost_usd` = `realtime_calls` × `unit_price_usd`.
-         *     - Like every authenticated operation, this one answers 402 `LICENSE_INACTIVE` while the license is
-         *       not active, so a 200 shows `license.status: active`.
+         *     - Unlike every other authenticated operation, this one answers 200 while the license is inactive
+         *       or expired (it never answers 402), so a client that gets 402 `LICENSE_INACTIVE` elsewhere can
+         *       see why here: `license.status` is `inactive` or `expired`, with `expires_at`. It still needs a
+         *       valid key and counts against the rate limit.
+         *     - `realtime_calls` and `realtime_cost_usd` are read from the usage ledger, which records every
+         *       metered answer in the same transaction as the answer's effect, so they are exact.
          *
          *     Takes no parameters; an unknown query parameter is a 400.
          */
@@ -682,13 +686,25 @@ export interface paths {
          *     With `id`, only an already indexed profile can be reached (the live source does not know service
          *     IDs): an unknown `id` is 404.
          *
-         *     **Outcomes.** 404 `NOT_FOUND` when the live source has no such profile; 451 `DATA_SUBJECT_BLOCKED`
-         *     when the profile was withdrawn under a privacy request (checked before any live fetch, never
-         *     metered); 503 `LIVE_SOURCE_UNAVAILABLE` when the live source cannot be reached or times out (not
-         *     metered; retry later or use `GET /person`).
+         *     **Outcomes.** 404 `NOT_FOUND` when the live source has no such profile (or, with `id`, when no indexed profile has that ID); 451
+         *     `DATA_SUBJECT_BLOCKED` when the profile was withdrawn under a privacy request (checked before any
+         *     live fetch: the live source is not contacted, nothing is metered); 503 `LIVE_SOURCE_UNAVAILABLE`
+         *     when the live source cannot be reached, answers with an error or does not answer within the
+         *     server's timeout (a few seconds; while the source keeps failing the server stops calling it for a
+         *     short while and answers 503 at once). A 404, 451 or 503 writes nothing and is not metered; retry a
+         *     503 later, or use `GET /person`.
          *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
+         *     **Write-back.** A live answer replaces the data-lake copy in one transaction (its `fetched_at` is
+         *     the time of the fetch), so `GET /person`, searches and lists return the fresh copy from then on. A
+         *     profile the data lake did not hold yet is inserted. Changes found by comparing the two copies are
+         *     recorded like those of the background refresh (they feed monitors).
+         *
+         *     **Concurrent calls.** Calls for the same profile that need a live fetch at the same time share one
+         *     fetch; each of them is answered `source: live` and metered.
+         *
+         *     **Idempotency.** Send an `Idempotency-Key` header to make a retry safe: a repeat within 24 hours
+         *     with the same parameters gets the stored answer (header `Idempotent-Replayed: true`) and is not
+         *     metered again. See the parameter for the 409 and 422 answers.
          */
         get: operations["enrichPersonRealtime"];
         put?: never;
@@ -725,12 +741,25 @@ export interface paths {
          *
          *     With `id`, only an already indexed company can be reached: an unknown `id` is 404.
          *
-         *     **Outcomes.** 404 `NOT_FOUND` when the live source has no such company; 451 `DATA_SUBJECT_BLOCKED`
-         *     when the record was withdrawn (checked before any live fetch, never metered); 503
-         *     `LIVE_SOURCE_UNAVAILABLE` when the live source cannot be reached or times out (not metered).
+         *     **Outcomes.** 404 `NOT_FOUND` when the live source has no such company (or, with `id`, when no indexed company has that ID); 451
+         *     `DATA_SUBJECT_BLOCKED` when the company was withdrawn under a privacy request (checked before any
+         *     live fetch: the live source is not contacted, nothing is metered); 503 `LIVE_SOURCE_UNAVAILABLE`
+         *     when the live source cannot be reached, answers with an error or does not answer within the
+         *     server's timeout (a few seconds; while the source keeps failing the server stops calling it for a
+         *     short while and answers 503 at once). A 404, 451 or 503 writes nothing and is not metered; retry a
+         *     503 later, or use `GET /company`.
          *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
+         *     **Write-back.** A live answer replaces the data-lake copy in one transaction (its `fetched_at` is
+         *     the time of the fetch), so `GET /company`, searches and lists return the fresh copy from then on. A
+         *     company the data lake did not hold yet is inserted. Changes found by comparing the two copies are
+         *     recorded like those of the background refresh (they feed monitors).
+         *
+         *     **Concurrent calls.** Calls for the same company that need a live fetch at the same time share one
+         *     fetch; each of them is answered `source: live` and metered.
+         *
+         *     **Idempotency.** Send an `Idempotency-Key` header to make a retry safe: a repeat within 24 hours
+         *     with the same parameters gets the stored answer (header `Idempotent-Replayed: true`) and is not
+         *     metered again. See the parameter for the 409 and 422 answers.
          */
         get: operations["enrichCompanyRealtime"];
         put?: never;
@@ -1169,17 +1198,19 @@ export interface components {
          *     | 404 | `NOT_FOUND` | record not indexed, unknown path, unknown monitor |
          *     | 405 | `METHOD_NOT_ALLOWED` | known path, method not offered on it |
          *     | 409 | `MONITOR_LIMIT_REACHED` | the workspace already has 1000 monitors |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_PROGRESS` | realtime: a call with the same `Idempotency-Key` is still being answered |
          *     | 413 | `PAYLOAD_TOO_LARGE` | JSON body over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | body is not `application/json` |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | realtime: the `Idempotency-Key` was used with other parameters in the last 24 hours |
          *     | 429 | `RATE_LIMIT_EXCEEDED` | a rate-limit window is exhausted |
          *     | 451 | `DATA_SUBJECT_BLOCKED` | record withdrawn under a privacy request (GDPR / CCPA) |
          *     | 500 | `INTERNAL_ERROR` | unexpected server fault |
          *     | 501 | `NOT_IMPLEMENTED` | operation not served by this release yet |
-         *     | 503 | `LIVE_SOURCE_UNAVAILABLE` | realtime endpoints: the live source is unreachable |
+         *     | 503 | `LIVE_SOURCE_UNAVAILABLE` | realtime endpoints: the live source is unreachable, failing or timed out |
          *     | 503 | `SERVICE_UNAVAILABLE` | the database is unreachable or did not answer in time; see `Retry-After` |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "API_KEY_INVALID" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "API_KEY_INVALID" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
         /** @description Body of every error response. */
         ErrorResponse: {
             /** @description Human-readable explanation; for 400 it names the offending parameter. The wording may change at any time: do not parse it. */
@@ -1238,7 +1269,7 @@ export interface components {
             };
             license: {
                 /**
-                 * @description License state of the workspace. Every authenticated operation, this one included, answers 402 `LICENSE_INACTIVE` while the license is not `active`, so a 200 from this operation shows `active`; the other values are listed because the field describes the license, not the answer.
+                 * @description License state of the workspace: `active`, `inactive` (switched off by the operator) or `expired` (active, but `expires_at` has passed). Every other authenticated operation answers 402 `LICENSE_INACTIVE` while it is not `active`; this one answers 200 and shows why.
                  * @enum {string}
                  */
                 status: "active" | "inactive" | "expired";
@@ -2285,20 +2316,20 @@ export interface components {
             monitor_id: string;
             /** @description Unix time in seconds at which the delivery was created, as a string of digits. The body is identical on every retry, so this stays the same; the `webhook-timestamp` header carries the time of each attempt (equal to this value on the first attempt). */
             timestamp: string;
-            /** @description What changed. */
+            /** @description What changed. The values come from the current position (or, when the profile states no current position, from the record's `current_*` fields); a value the profile does not state is `null` (for example `old_company` when the person had no current employer before, or `new_company_id` for an employer without a company page). */
             diff: {
                 /** @description Previous employer name. */
-                old_company: string;
+                old_company: string | null;
                 /** @description New employer name. */
-                new_company: string;
+                new_company: string | null;
                 /** @description Numeric company ID of the previous employer. */
-                old_company_id: string;
+                old_company_id: string | null;
                 /** @description Numeric company ID of the new employer. */
-                new_company_id: string;
+                new_company_id: string | null;
                 /** @description Title at the previous employer. */
-                old_title: string;
+                old_title: string | null;
                 /** @description Title at the new employer. */
-                new_title: string;
+                new_title: string | null;
             };
         };
         /** @description Payload of a `person.title_changed` delivery. Sent when the current title of the monitored person changes while the employer stays the same (a change of employer is `person.job_changed` instead). */
@@ -2317,14 +2348,14 @@ export interface components {
             monitor_id: string;
             /** @description Unix time in seconds at which the delivery was created, as a string of digits. The body is identical on every retry, so this stays the same; the `webhook-timestamp` header carries the time of each attempt (equal to this value on the first attempt). */
             timestamp: string;
-            /** @description What changed. */
+            /** @description What changed; a value the profile does not state is `null`. */
             diff: {
-                old_title: string;
-                new_title: string;
+                old_title: string | null;
+                new_title: string | null;
                 /** @description The unchanged current employer name. */
-                company: string;
+                company: string | null;
                 /** @description Numeric company ID of the current employer. */
-                company_id: string;
+                company_id: string | null;
             };
         };
         /** @description Payload of a `person.location_changed` delivery. Sent when the city or the country of the monitored person's profile location changes. */
@@ -2371,10 +2402,12 @@ export interface components {
             timestamp: string;
             /** @description What changed. */
             diff: {
-                old_staff_count: number;
-                new_staff_count: number;
-                /** @description `new_staff_count - old_staff_count`; negative when the headcount fell. */
-                change: number;
+                /** @description Staff count before; `null` when the company page did not state one. */
+                old_staff_count: number | null;
+                /** @description Staff count now; `null` when the company page no longer states one. */
+                new_staff_count: number | null;
+                /** @description `new_staff_count - old_staff_count`; negative when the headcount fell; `null` when either count is `null`. */
+                change: number | null;
             };
         };
         /** @description Payload of a `company.name_changed` delivery. Sent when the name of the monitored company changes. */
@@ -2571,8 +2604,20 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The operation is described by the contract but not served by this release yet (`NOT_IMPLEMENTED`). Operations leave this state one by one as releases implement them. */
-        NotImplemented: {
+        /** @description A call with the same `Idempotency-Key` is still being answered (`IDEMPOTENCY_KEY_IN_PROGRESS`). Nothing was done or metered; retry shortly to receive its stored answer. */
+        IdempotencyKeyInProgress: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The `Idempotency-Key` was used in the last 24 hours by this workspace for another operation or other parameters (`IDEMPOTENCY_KEY_REUSED`). Nothing was done or metered; use a new key for a new call. */
+        IdempotencyKeyReused: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -2594,6 +2639,18 @@ export interface components {
                  * @example 5
                  */
                 "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The operation is described by the contract but not served by this release yet (`NOT_IMPLEMENTED`). Operations leave this state one by one as releases implement them. */
+        NotImplemented: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -2690,6 +2747,11 @@ export interface components {
          */
         MaxAge: number;
         /**
+         * @description Makes a retried call safe to repeat (IETF draft *The Idempotency-Key HTTP Header Field*). A repeat of a key this workspace used in the last 24 hours, with the same operation and the same query parameters, answers the stored answer of the first call (with the header `Idempotent-Replayed: true`) and is not metered again. The same key with other parameters is a 422 `IDEMPOTENCY_KEY_REUSED`; the same key while its first call is still being answered is a 409 `IDEMPOTENCY_KEY_IN_PROGRESS` (retry shortly). Only metered (200) answers are stored: after an error answer the key is free again, so a call that failed with 503 can be retried with the same key. Any visible ASCII text of 1 to 255 characters; a UUID per logical call is a good choice.
+         * @example 7f1c2e9a-3b4d-4e5f-8a6b-9c0d1e2f3a4b
+         */
+        IdempotencyKey: string;
+        /**
          * @description ID of the monitor to delete. A monitor that does not exist, was already deleted, or belongs to another workspace is answered with 404 `NOT_FOUND`.
          * @example 6c1e9f0a-2b7d-4c3e-9a8f-0d1e2f3a4b5c
          */
@@ -2742,6 +2804,11 @@ export interface components {
          * @example 18
          */
         RetryAfter: number;
+        /**
+         * @description Present, with the value `true`, when the answer is the stored answer of an earlier call with the same `Idempotency-Key` (that replay was not metered).
+         * @example true
+         */
+        IdempotentReplayed: "true";
     };
     pathItems: never;
 }
@@ -2826,7 +2893,6 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["LicenseInactive"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3657,7 +3723,13 @@ export interface operations {
                  */
                 max_age?: components["parameters"]["MaxAge"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried call safe to repeat (IETF draft *The Idempotency-Key HTTP Header Field*). A repeat of a key this workspace used in the last 24 hours, with the same operation and the same query parameters, answers the stored answer of the first call (with the header `Idempotent-Replayed: true`) and is not metered again. The same key with other parameters is a 422 `IDEMPOTENCY_KEY_REUSED`; the same key while its first call is still being answered is a 409 `IDEMPOTENCY_KEY_IN_PROGRESS` (retry shortly). Only metered (200) answers are stored: after an error answer the key is free again, so a call that failed with 503 can be retried with the same key. Any visible ASCII text of 1 to 255 characters; a UUID per logical call is a good choice.
+                 * @example 7f1c2e9a-3b4d-4e5f-8a6b-9c0d1e2f3a4b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3670,6 +3742,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3680,10 +3753,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["LiveSourceUnavailable"];
         };
     };
@@ -3716,7 +3790,13 @@ export interface operations {
                  */
                 max_age?: components["parameters"]["MaxAge"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried call safe to repeat (IETF draft *The Idempotency-Key HTTP Header Field*). A repeat of a key this workspace used in the last 24 hours, with the same operation and the same query parameters, answers the stored answer of the first call (with the header `Idempotent-Replayed: true`) and is not metered again. The same key with other parameters is a 422 `IDEMPOTENCY_KEY_REUSED`; the same key while its first call is still being answered is a 409 `IDEMPOTENCY_KEY_IN_PROGRESS` (retry shortly). Only metered (200) answers are stored: after an error answer the key is free again, so a call that failed with 503 can be retried with the same key. Any visible ASCII text of 1 to 255 characters; a UUID per logical call is a good choice.
+                 * @example 7f1c2e9a-3b4d-4e5f-8a6b-9c0d1e2f3a4b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3729,6 +3809,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3739,10 +3820,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["LiveSourceUnavailable"];
         };
     };

@@ -24,6 +24,26 @@ export async function findCompanyJson(db: Knex, column: CompanyKeyColumn, value:
   return rows[0]?.record;
 }
 
+export interface CompanyCopy {
+  id: string;
+  username: string;
+  company_id: string;
+  fetched_at: Date;
+  /** The stored record as JSON text. */
+  record: string;
+}
+
+/** The stored copy with its freshness (realtime: cache or live). One indexed query, prepared. */
+export async function findCompanyCopy(db: Knex, column: CompanyKeyColumn, value: string): Promise<CompanyCopy | undefined> {
+  const rows = await preparedQuery<CompanyCopy>(
+    db,
+    `company_copy_by_${column}`,
+    `select id, username, company_id::text as company_id, fetched_at, record::text as record from companies where ${column} = $1`,
+    [value],
+  );
+  return rows[0];
+}
+
 export async function findCompanyFreshness(
   db: Knex,
   column: CompanyKeyColumn,
@@ -71,5 +91,50 @@ export async function upsertCompanies(trx: Knex.Transaction, records: readonly C
        founded_year = excluded.founded_year, fetched_at = excluded.fetched_at,
        industries_lower = excluded.industries_lower, search_words = excluded.search_words, record = excluded.record`,
     [JSON.stringify(records), usernames as string[]],
+  );
+  await trx.raw(
+    `insert into company_refresh (company_id, checked_at) select id, fetched_at from companies where id = any(?::uuid[])
+     on conflict (company_id) do update set checked_at = excluded.checked_at, lease_token = null, lease_until = null`,
+    [ids],
+  );
+}
+
+export interface StoredCompanyRow {
+  id: string;
+  username: string;
+  company_id: string;
+  /** The stored record as JSON text. */
+  record: string;
+}
+
+/** As lockStoredPersons: the copies a batch will replace (same id, username or company_id), locked in id order. */
+export async function lockStoredCompanies(
+  trx: Knex.Transaction,
+  ids: readonly string[],
+  usernames: readonly string[],
+  companyIds: readonly string[],
+): Promise<StoredCompanyRow[]> {
+  if (!ids.length) return [];
+  const { rows } = await trx.raw<{ rows: StoredCompanyRow[] }>(
+    `select id, username, company_id::text as company_id, record::text as record from companies
+     where id = any(?::uuid[]) or username = any(?::text[]) or company_id = any(?::bigint[]) order by id for update`,
+    [ids as string[], usernames as string[], companyIds as string[]],
+  );
+  return rows;
+}
+
+/** As touchPersons: only fetched_at (column and stored text) and the queue row move. */
+export async function touchCompanies(
+  trx: Knex.Transaction,
+  rows: readonly { id: string; fetchedAt: string; record: string }[],
+): Promise<void> {
+  if (!rows.length) return;
+  await trx.raw(
+    `with input as (select * from unnest(?::uuid[], ?::timestamptz[], ?::text[]) as t(id, fetched_at, doc)),
+     touched as (update companies c set fetched_at = input.fetched_at, record = input.doc::json
+                 from input where c.id = input.id returning c.id, c.fetched_at)
+     update company_refresh r set checked_at = touched.fetched_at, lease_token = null, lease_until = null
+     from touched where r.company_id = touched.id`,
+    [rows.map((r) => r.id), rows.map((r) => r.fetchedAt), rows.map((r) => r.record)],
   );
 }

@@ -27,6 +27,25 @@ export async function findPersonJson(db: Knex, column: PersonKeyColumn, value: s
   return rows[0]?.record;
 }
 
+export interface LakeCopy {
+  id: string;
+  username: string;
+  fetched_at: Date;
+  /** The stored record as JSON text. */
+  record: string;
+}
+
+/** The stored copy with its freshness (realtime: cache or live). One indexed query, prepared. */
+export async function findPersonCopy(db: Knex, column: PersonKeyColumn, value: string): Promise<LakeCopy | undefined> {
+  const rows = await preparedQuery<LakeCopy>(
+    db,
+    `person_copy_by_${column}`,
+    `select id, username, fetched_at, record::text as record from persons where ${column} = $1`,
+    [value],
+  );
+  return rows[0];
+}
+
 export interface PersonJsonRow {
   id: string;
   username: string;
@@ -130,6 +149,53 @@ export async function upsertPersons(trx: Knex.Transaction, records: readonly Per
      select (select count(*) from upserted) as persons, (select count(*) from positions) as positions,
        (select count(*) from educations) as educations`,
     [JSON.stringify(records), usernames as string[]],
+  );
+  // The refresh queue row follows the record: due again by its (new) fetched_at, any lease void.
+  await trx.raw(
+    `insert into person_refresh (person_id, checked_at) select id, fetched_at from persons where id = any(?::uuid[])
+     on conflict (person_id) do update set checked_at = excluded.checked_at, lease_token = null, lease_until = null`,
+    [ids],
+  );
+}
+
+export interface StoredRow {
+  id: string;
+  username: string;
+  /** The stored record as JSON text. */
+  record: string;
+}
+
+/**
+ * The stored copies a batch of writes will replace (same id, or same username), locked until the
+ * transaction ends so concurrent writers of one record diff against each other's result, never
+ * against the same old copy. Locked in id order, so two batches cannot deadlock on these rows.
+ */
+export async function lockStoredPersons(trx: Knex.Transaction, ids: readonly string[], usernames: readonly string[]): Promise<StoredRow[]> {
+  if (!ids.length) return [];
+  const { rows } = await trx.raw<{ rows: StoredRow[] }>(
+    `select id, username, record::text as record from persons
+     where id = any(?::uuid[]) or username = any(?::text[]) order by id for update`,
+    [ids as string[], usernames as string[]],
+  );
+  return rows;
+}
+
+/**
+ * Records whose content is unchanged: only fetched_at moves (the column and the stored text, which
+ * carries it), and the refresh queue row with it. Positions, educations and search columns stay.
+ */
+export async function touchPersons(
+  trx: Knex.Transaction,
+  rows: readonly { id: string; fetchedAt: string; record: string }[],
+): Promise<void> {
+  if (!rows.length) return;
+  await trx.raw(
+    `with input as (select * from unnest(?::uuid[], ?::timestamptz[], ?::text[]) as t(id, fetched_at, doc)),
+     touched as (update persons p set fetched_at = input.fetched_at, record = input.doc::json
+                 from input where p.id = input.id returning p.id, p.fetched_at)
+     update person_refresh r set checked_at = touched.fetched_at, lease_token = null, lease_until = null
+     from touched where r.person_id = touched.id`,
+    [rows.map((r) => r.id), rows.map((r) => r.fetchedAt), rows.map((r) => r.record)],
   );
 }
 

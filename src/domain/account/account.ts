@@ -3,7 +3,9 @@ import { usageSince } from '../../db/repositories/realtimeUsage';
 import { licenseState, type Principal } from '../auth/principal';
 
 /** Spec: each realtime call costs 0.001 USD on top of the license. */
-const REALTIME_UNIT_PRICE_USD = 0.001;
+export const REALTIME_UNIT_PRICE_USD = 0.001;
+/** The same price as an exact decimal, as the usage ledger stores it. */
+export const REALTIME_UNIT_PRICE_DECIMAL = '0.001';
 
 /** Usage periods are calendar months in UTC. */
 function currentPeriod(now: Date): { start: Date; end: Date } {
@@ -12,6 +14,7 @@ function currentPeriod(now: Date): { start: Date; end: Date } {
   return { start, end };
 }
 
+/** Answers for an inactive or expired license too: the one operation that shows why the others say 402. */
 export async function getAccount(db: Knex, principal: Principal, windowSeconds: number, now = new Date()) {
   const period = currentPeriod(now);
   const usage = await usageSince(db, principal.workspaceId, period.start, period.end);
@@ -31,7 +34,8 @@ export async function getAccount(db: Knex, principal: Principal, windowSeconds: 
       period_start: period.start.toISOString(),
       period_end: period.end.toISOString(),
       realtime_calls: usage.calls,
-      realtime_cost_usd: Math.round(usage.cost_usd * 1e6) / 1e6,
+      // Summed in integer micro-dollars by the database; one division for the JSON number.
+      realtime_cost_usd: usage.cost_micro_usd / 1e6,
       unit_price_usd: REALTIME_UNIT_PRICE_USD,
     },
   };

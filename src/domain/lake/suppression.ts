@@ -9,6 +9,7 @@ import { deleteCompany, findCompanyRecord, type CompanyRecord } from '../../db/r
 import { deletePerson, findPersonRecord, type PersonRecord } from '../../db/repositories/personRecords';
 import { insertSuppressions, isSuppressed } from '../../db/repositories/suppressions';
 import { AppError } from '../errors';
+import { forgetChangesOf } from '../refresh/changes';
 import {
   canonicalCompanyId,
   normalizeIdentifier,
@@ -86,7 +87,8 @@ export interface SuppressionOutcome {
 
 /**
  * Withdraws a record. When the record is not (yet) in the lake, the named identifier alone is
- * blocked, so the record is refused if it arrives later.
+ * blocked, so the record is refused if it arrives later. Its change-log entries keep no personal
+ * data (no diff, no subject id); its refresh queue row goes with the record.
  */
 export async function suppress(db: Knex, kind: 'person', key: PersonKey): Promise<SuppressionOutcome>;
 export async function suppress(db: Knex, kind: 'company', key: CompanyKey): Promise<SuppressionOutcome>;
@@ -99,6 +101,7 @@ export async function suppress(db: Knex, kind: LakeKind, key: PersonKey | Compan
       if (record) {
         digests.push(...personDigests(record));
         await deletePerson(trx, record.id);
+        await forgetChangesOf(trx, record.id);
         deletedId = record.id;
       }
     } else {
@@ -106,6 +109,7 @@ export async function suppress(db: Knex, kind: LakeKind, key: PersonKey | Compan
       if (record) {
         digests.push(...companyDigests(record));
         await deleteCompany(trx, record.id);
+        await forgetChangesOf(trx, record.id);
         deletedId = record.id;
       }
     }

@@ -1,36 +1,65 @@
 /**
- * The one write path into the lake, shared by import, seed and (later) realtime refreshes: dedupes
- * a batch, drops records of withdrawn data subjects, and upserts the rest in one transaction.
+ * The one write path into the lake, shared by import, seed, the realtime write-back and the
+ * background refresh. In one transaction it: dedupes the batch, refuses records of withdrawn data
+ * subjects, (for a refresh) keeps only records whose queue lease is still held, diffs each record
+ * against the copy it replaces with the one diff (domain/refresh/diff.ts), moves only `fetched_at`
+ * of unchanged records, upserts the changed and new ones, and records the detected changes in the
+ * change log. A failure anywhere leaves nothing written.
  */
 import type { Knex } from 'knex';
-import { upsertCompanies, type CompanyRecord } from '../../db/repositories/companyRecords';
-import { upsertPersons, type PersonRecord } from '../../db/repositories/personRecords';
+import {
+  lockStoredCompanies,
+  touchCompanies,
+  upsertCompanies,
+  type CompanyRecord,
+  type StoredCompanyRow,
+} from '../../db/repositories/companyRecords';
+import { lockStoredPersons, touchPersons, upsertPersons, type PersonRecord, type StoredRow } from '../../db/repositories/personRecords';
+import { lockLeased } from '../../db/repositories/refreshQueue';
 import { insertSuppressions, suppressedDigests } from '../../db/repositories/suppressions';
-import { normalizeIdentifier } from './identifiers';
+import { recordChanges, type ChangeOrigin } from '../refresh/changes';
+import { diffRecords, isSameRecord, type ChangeEntry } from '../refresh/diff';
+import { normalizeIdentifier, storedCompanyId } from './identifiers';
 import { companyDigests, personDigests, type LakeKind } from './suppression';
 
 /** The username column's value: the one identifier normalization (identifiers.ts), never SQL lower(). */
 export const storedUsername = (record: { username: string }) => normalizeIdentifier(record.username.trim());
 
 export interface WriteOutcome {
-  /** Records inserted or replaced. */
+  /** Records inserted, replaced or re-verified. */
   written: number;
+  /** Of `written`, records whose content was unchanged (only `fetched_at` moved). */
+  unchanged: number;
   /** Records refused because one of their identifiers was withdrawn (privacy request). */
   withdrawn: number;
   /** Records superseded by a later record with the same identifier in the same batch. */
   duplicates: number;
+  /** Refresh only: records dropped because the worker's lease on them had been taken over. */
+  stale: number;
+  /** The change-log entries recorded. */
+  changes: ChangeEntry[];
+  /** The stored text of each record written, by id (exactly what lookups now return). */
+  stored: Map<string, string>;
+}
+
+export interface WriteOptions {
+  /** What produced the records; recorded with their changes. Default: import. */
+  origin?: ChangeOrigin;
+  /** A refresh's lease token: only records whose queue row still carries it are written. */
+  leaseToken?: string;
 }
 
 type LakeRecord<K extends LakeKind> = K extends 'person' ? PersonRecord : CompanyRecord;
+type AnyRecord = PersonRecord | CompanyRecord;
 
 /** Identity keys that must be unique within one statement; the last record wins, as a later line would. */
-function identityKeys(kind: LakeKind, record: PersonRecord | CompanyRecord): string[] {
+function identityKeys(kind: LakeKind, record: AnyRecord): string[] {
   const keys = [`id:${record.id.toLowerCase()}`, `username:${storedUsername(record)}`];
   if (kind === 'company') keys.push(`company_id:${BigInt((record as CompanyRecord).company_id)}`);
   return keys;
 }
 
-function lastWins<R extends PersonRecord | CompanyRecord>(kind: LakeKind, records: readonly R[]): R[] {
+function lastWins<R extends AnyRecord>(kind: LakeKind, records: readonly R[]): R[] {
   const owner = new Map<string, number>();
   records.forEach((r, i) => identityKeys(kind, r).forEach((k) => owner.set(k, i)));
   return records.filter((r, i) => identityKeys(kind, r).every((k) => owner.get(k) === i));
@@ -43,31 +72,103 @@ function newestFirst(a: Position, b: Position): number {
   return Number(b.isCurrent) - Number(a.isCurrent) || b.startYear - a.startYear || b.startMonth - a.startMonth;
 }
 
-function normalize(kind: LakeKind, record: PersonRecord | CompanyRecord): PersonRecord | CompanyRecord {
+function normalize(kind: LakeKind, record: AnyRecord): AnyRecord {
   if (kind !== 'person') return record;
   const person = record as PersonRecord;
   const sorted = [...person.positions].sort(newestFirst);
   return sorted.every((p, i) => p === person.positions[i]) ? person : { ...person, positions: sorted };
 }
 
+/** The stored copy a record replaces: the one with its id, else the one with its username (or company_id). */
+function storedCopyFinder(kind: LakeKind, stored: readonly (StoredRow | StoredCompanyRow)[]) {
+  const byId = new Map(stored.map((s) => [s.id.toLowerCase(), s]));
+  const byUsername = new Map(stored.map((s) => [s.username, s]));
+  const byCompanyId = new Map(
+    kind === 'company' ? (stored as StoredCompanyRow[]).map((s) => [s.company_id, s] as const) : [],
+  );
+  return (r: AnyRecord) =>
+    byId.get(r.id.toLowerCase()) ??
+    byUsername.get(storedUsername(r)) ??
+    (kind === 'company' ? byCompanyId.get(storedCompanyId((r as CompanyRecord).company_id) ?? '') : undefined);
+}
+
 export async function writeRecords<K extends LakeKind>(
   db: Knex | Knex.Transaction,
   kind: K,
   records: readonly LakeRecord<K>[],
+  options: WriteOptions = {},
 ): Promise<WriteOutcome> {
-  const unique = lastWins(kind, records as readonly (PersonRecord | CompanyRecord)[]).map((r) => normalize(kind, r));
-  const digestsOf = (r: PersonRecord | CompanyRecord) =>
-    kind === 'person' ? personDigests(r as PersonRecord) : companyDigests(r as CompanyRecord);
+  const origin = options.origin ?? 'import';
+  const unique = lastWins(kind, records as readonly AnyRecord[]).map((r) => normalize(kind, r));
+  const digestsOf = (r: AnyRecord) => (kind === 'person' ? personDigests(r as PersonRecord) : companyDigests(r as CompanyRecord));
+
   const write = async (trx: Knex.Transaction): Promise<WriteOutcome> => {
     const blocked = await suppressedDigests(trx, unique.flatMap(digestsOf));
     const refused = blocked.size ? unique.filter((r) => digestsOf(r).some((d) => blocked.has(d))) : [];
-    const allowed = refused.length ? unique.filter((r) => !refused.includes(r)) : unique;
+    let allowed = refused.length ? unique.filter((r) => !refused.includes(r)) : unique;
     // A record refused for one withdrawn identifier is withdrawn by all of its identifiers from now on.
     if (refused.length) await insertSuppressions(trx, kind, refused.flatMap(digestsOf));
+
+    // Locks, always in this order (lake rows, then queue rows, each by id), so no two writers deadlock.
+    const ids = allowed.map((r) => r.id.toLowerCase());
     const usernames = allowed.map(storedUsername);
-    if (kind === 'person') await upsertPersons(trx, allowed as PersonRecord[], usernames);
-    else await upsertCompanies(trx, allowed as CompanyRecord[], usernames);
-    return { written: allowed.length, withdrawn: unique.length - allowed.length, duplicates: records.length - unique.length };
+    const stored =
+      kind === 'person'
+        ? await lockStoredPersons(trx, ids, usernames)
+        : await lockStoredCompanies(
+            trx,
+            ids,
+            usernames,
+            (allowed as CompanyRecord[]).map((r) => storedCompanyId(r.company_id)).filter((v): v is string => v !== undefined),
+          );
+    let stale = 0;
+    if (options.leaseToken) {
+      const held = await lockLeased(trx, kind, options.leaseToken, ids);
+      const kept = allowed.filter((r) => held.has(r.id.toLowerCase()));
+      stale = allowed.length - kept.length;
+      allowed = kept;
+    }
+    const storedCopyOf = storedCopyFinder(kind, stored);
+
+    const touched: { id: string; fetchedAt: string; record: string }[] = [];
+    const replaced: AnyRecord[] = [];
+    const changes: ChangeEntry[] = [];
+    // The text each record is stored as: the repositories store JSON.stringify of the record as is.
+    const storedTexts = new Map<string, string>();
+    for (const record of allowed) {
+      const text = JSON.stringify(record);
+      storedTexts.set(record.id.toLowerCase(), text);
+      const old = storedCopyOf(record);
+      if (!old) {
+        replaced.push(record);
+        continue;
+      }
+      let parsed: AnyRecord | undefined;
+      const parseOld = () => (parsed ??= JSON.parse(old.record) as AnyRecord);
+      if (old.id.toLowerCase() === record.id.toLowerCase() && isSameRecord(old.record, text, () => ({ old: parseOld(), next: record }))) {
+        touched.push({ id: record.id, fetchedAt: record.fetched_at, record: text });
+        continue;
+      }
+      replaced.push(record);
+      changes.push(...diffRecords(kind, parseOld(), record));
+    }
+    if (kind === 'person') {
+      await touchPersons(trx, touched);
+      await upsertPersons(trx, replaced as PersonRecord[], replaced.map(storedUsername));
+    } else {
+      await touchCompanies(trx, touched);
+      await upsertCompanies(trx, replaced as CompanyRecord[], replaced.map(storedUsername));
+    }
+    await recordChanges(trx, changes, origin);
+    return {
+      written: allowed.length,
+      unchanged: touched.length,
+      withdrawn: refused.length,
+      duplicates: records.length - unique.length,
+      stale,
+      changes,
+      stored: storedTexts,
+    };
   };
   return db.isTransaction ? write(db as Knex.Transaction) : db.transaction(write);
 }

@@ -25,6 +25,8 @@ import { listPastEmployees } from './companies/listPastEmployees';
 import { listSimilarPeople } from './people/listSimilarPeople';
 import { searchCompanies } from './companies/searchCompanies';
 import { searchPeople } from './people/searchPeople';
+import { enrichCompanyRealtime } from './realtime/enrichCompanyRealtime';
+import { enrichPersonRealtime } from './realtime/enrichPersonRealtime';
 import type { HandlerDeps, OperationHandler, OperationHandlers, OperationId } from './types';
 
 /** Described by the contract, answered with 501 NOT_IMPLEMENTED until the issue that serves each lands. */
@@ -32,8 +34,6 @@ export const NOT_IMPLEMENTED_OPERATIONS = [
   'createMonitor',
   'deleteMonitor',
   'deleteMonitorById',
-  'enrichCompanyRealtime',
-  'enrichPersonRealtime',
   'getMonitor',
   'listMonitors',
 ] as const satisfies readonly OperationId[];
@@ -62,6 +62,8 @@ export function operationHandlers(deps: HandlerDeps): OperationHandlers {
     listSimilarPeople: listSimilarPeople(deps),
     searchCompanies: searchCompanies(deps),
     searchPeople: searchPeople(deps),
+    enrichPersonRealtime: enrichPersonRealtime(deps),
+    enrichCompanyRealtime: enrichCompanyRealtime(deps),
   };
   const pending = Object.fromEntries(NOT_IMPLEMENTED_OPERATIONS.map((id) => [id, notImplemented(id)])) as Pick<
     OperationHandlers,

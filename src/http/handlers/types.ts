@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../../config';
 import type { RateLimitStoreState } from '../../domain/ratelimit/rateLimits';
+import type { RealtimeDeps } from '../../domain/live/realtime';
 import type { operations } from '../../../generated/types';
 import type { AppContext } from '../state';
 
@@ -29,6 +30,7 @@ export type ResponseBody<Op extends OperationId, Status extends keyof Responses<
 export interface HandlerResult {
   status?: number;
   body: object;
+  headers?: Record<string, string>;
 }
 
 type Parameters<Op extends OperationId> = operations[Op]['parameters'];
@@ -65,4 +67,6 @@ export interface HandlerDeps {
   config: Config;
   /** Where rate limits are counted right now (readiness reports it). */
   rateLimitStore?: () => RateLimitStoreState;
+  /** The live source and what the realtime operations share (coalescing). */
+  live: RealtimeDeps;
 }

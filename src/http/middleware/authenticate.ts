@@ -1,6 +1,7 @@
 /**
- * 401 for a missing/invalid key, 402 for a workspace without an active license. Neither consumes
- * rate limit; the 402 answer still shows the workspace's current window.
+ * 401 for a missing/invalid key, 402 for a workspace without an active license (on the operations
+ * whose contract documents 402). Neither consumes rate limit; the 402 answer still shows the
+ * workspace's current window.
  *
  * Key guessing is throttled per client address: every failed authentication (401) counts against
  * the address's budget (AUTH_FAILURE_LIMIT per sliding window). Once it is used up, requests whose
@@ -26,7 +27,7 @@ export function authenticate(deps: {
     const header = ctx.get('authorization') || undefined;
     const principal = deps.authenticator.cached(header) ?? (await verify(ctx, header, deps));
     const license = licenseState(principal);
-    if (license !== 'active') {
+    if (license !== 'active' && checksLicense(operation)) {
       ctx.state.quotas = await deps.rateLimits.peek(principal);
       throw new AppError(
         'LICENSE_INACTIVE',
@@ -58,6 +59,14 @@ async function verify(
     if (err instanceof AppError && err.code === 'API_KEY_INVALID') await deps.rateLimits.recordAuthFailure(address);
     throw err;
   }
+}
+
+/**
+ * The contract says which operations the license gates: those that document a 402 answer. GET
+ * /account does not (a customer must be able to see why everything else answers 402).
+ */
+function checksLicense(operation: { responses?: Record<string, unknown> }): boolean {
+  return Boolean(operation.responses && '402' in operation.responses);
 }
 
 /** An operation is public only when it declares an empty security requirement (`security: []`). */

@@ -90,6 +90,7 @@ export function dispatch(api: OpenAPIBackend, handlers: OperationHandlers): Midd
     } as ValidatedRequest;
     const result = await (handlers[operationId] as OperationHandler)(request, ctx);
     ctx.status = result.status ?? 200;
+    for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
     ctx.body = result.body;
   };
 }

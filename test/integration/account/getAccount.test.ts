@@ -1,3 +1,4 @@
+import { setLicense } from '../../../src/domain/workspaces/admin';
 import { useHarness } from '../../helpers/harness';
 
 const h = useHarness();
@@ -41,5 +42,33 @@ describe('GET /account', () => {
     expect(res.body.data.account).toMatchObject({ name: 'analyst', role: 'member' });
     expect(res.body.data.rate_limits.member).toEqual({ limit: 10, window_seconds: 60 });
     expect(res.body.quotas.rate_limit.member).toMatchObject({ limit: 10, remaining: 9 });
+  });
+
+  it('answers 200 while the license is inactive or expired, showing why everything else answers 402', async () => {
+    const inactive = await h.workspace({ active: false, rateLimit: 30 });
+    const res = await h.get('/api/v1/account', inactive.key);
+    expect(res.status).toBe(200);
+    expect(res.body.data.license).toEqual({ status: 'inactive', expires_at: null });
+    // It still counts against the rate limit.
+    expect(res.body.quotas.rate_limit.workspace).toMatchObject({ limit: 30, remaining: 29 });
+    expect((await h.get('/api/v1/person?username=x', inactive.key)).status).toBe(402);
+
+    const expired = await h.workspace();
+    const expiresAt = new Date(Date.now() - 60_000);
+    await setLicense(h.knex, { workspaceId: expired.workspaceId, status: 'active', expiresAt });
+    const res2 = await h.get('/api/v1/account', expired.key);
+    expect(res2.status).toBe(200);
+    expect(res2.body.data.license).toEqual({ status: 'expired', expires_at: expiresAt.toISOString() });
+    expect((await h.get('/api/v1/company?username=x', expired.key)).body.code).toBe('LICENSE_INACTIVE');
+  });
+
+  it('sums the ledger exactly: 1,000 rows of 0.001 USD are 1 USD, not 0.9999999', async () => {
+    const { workspaceId, key } = await h.workspace();
+    const accountId = (await h.get('/api/v1/account', key)).body.data.account.id;
+    await h.knex('realtime_usage').insert(
+      Array.from({ length: 1000 }, () => ({ workspace_id: workspaceId, account_id: accountId, operation_id: 'enrichPersonRealtime', cost_usd: '0.001' })),
+    );
+    const res = await h.get('/api/v1/account', key);
+    expect(res.body.data.usage).toMatchObject({ realtime_calls: 1000, realtime_cost_usd: 1 });
   });
 });

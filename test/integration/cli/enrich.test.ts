@@ -46,14 +46,17 @@ describe('enrich CLI', () => {
 
   it('--inactive creates a workspace whose key gets 402, until the license is set active', async () => {
     const created = await enrichJson<{ workspace_id: string; api_key: string }>('workspace', 'create', '--name', 'Dormant', '--inactive');
-    expect((await h.get('/api/v1/account', created.api_key)).status).toBe(402);
+    // GET /account answers 200 whatever the license (it shows why); a licensed operation answers 402.
+    const licensed = '/api/v1/person/check?username=dormant-check';
+    expect((await h.get(licensed, created.api_key)).status).toBe(402);
+    expect((await h.get('/api/v1/account', created.api_key)).body.data.license.status).toBe('inactive');
     const set = await enrichJson<{ status: string }>('license', 'set', '--workspace', created.workspace_id, '--status', 'active');
     expect(set.status).toBe('active');
     await settle();
-    expect((await h.get('/api/v1/account', created.api_key)).status).toBe(200);
+    expect((await h.get(licensed, created.api_key)).status).toBe(200);
     await enrichJson('license', 'set', '--workspace', created.workspace_id, '--status', 'inactive');
     await settle();
-    const res = await h.get('/api/v1/account', created.api_key);
+    const res = await h.get(licensed, created.api_key);
     expect(res.status).toBe(402);
     expect(res.body.code).toBe('LICENSE_INACTIVE');
   });

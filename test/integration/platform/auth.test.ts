@@ -31,7 +31,9 @@ describe('API key verification', () => {
     await h.authChangesApplied();
     const warm = await queriesDuring(() => h.get('/api/v1/account', a.key));
     expect(warm.filter((sql) => sql.includes('api_keys'))).toHaveLength(0);
-    expect((await h.get('/api/v1/account', b.key)).status).toBe(402);
+    // The change reached b's cached key: its license now reads inactive (GET /account answers 200 and shows it).
+    expect((await h.get('/api/v1/account', b.key)).body.data.license.status).toBe('inactive');
+    expect((await h.get('/api/v1/person?username=x', b.key)).status).toBe(402);
   });
 
   it('stores only a hash and a short display prefix of the key', async () => {

@@ -10,8 +10,6 @@ const EXPECTED_501 = [
   'createMonitor',
   'deleteMonitor',
   'deleteMonitorById',
-  'enrichCompanyRealtime',
-  'enrichPersonRealtime',
   'getMonitor',
   'listMonitors',
 ];

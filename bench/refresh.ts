@@ -1,0 +1,93 @@
+/**
+ * npm run bench:refresh — records re-verified per second by the background refresh on the
+ * 1,000,000-person lake of bench:lookup, with 1 and then 2 worker processes, against `enrich
+ * live-sim` (another process) holding the same world 30 simulated days later, so part of the
+ * records changed: each changed record is rewritten and its changes logged, the rest only get a
+ * new fetched_at. Prints records/s in all and per worker, and the change-log entries written.
+ *
+ * Everything shares the machine: PostgreSQL, the simulator and the workers. Options:
+ * --persons=1000000 --companies=100000 --seconds=30 --days=30 --workers=1,2
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { createKnex, migrateLatest } from '../src/db/knex';
+import type { RoundReport } from '../src/domain/refresh/round';
+import { AS_OF, benchDatabaseUrl, ensureLake, intArg, startSimulatorProcess, stringArg } from './lib';
+
+interface WorkerProcess {
+  ready: Promise<void>;
+  stop(): Promise<RoundReport>;
+}
+
+function startWorker(env: NodeJS.ProcessEnv): WorkerProcess {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, 'servers', 'refreshWorker.ts')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = readline.createInterface({ input: child.stdout! });
+  let report: (r: RoundReport) => void;
+  const done = new Promise<RoundReport>((resolve) => (report = resolve));
+  const ready = new Promise<void>((resolve) =>
+    lines.on('line', (line) => {
+      const msg = JSON.parse(line) as { ready?: boolean; report?: RoundReport };
+      if (msg.ready) resolve();
+      if (msg.report) report(msg.report);
+    }),
+  );
+  return {
+    ready,
+    stop: () => {
+      child.kill('SIGTERM');
+      return done;
+    },
+  };
+}
+
+async function main() {
+  const persons = intArg('persons', 1_000_000);
+  const companies = intArg('companies', 100_000);
+  const seconds = intArg('seconds', 30);
+  const days = intArg('days', 30);
+  const counts = (stringArg('workers') ?? '1,2').split(',').map(Number);
+
+  const db = await benchDatabaseUrl();
+  const knex = createKnex(db.url);
+  await migrateLatest(knex);
+  await ensureLake(knex, persons, companies);
+  const startAt = new Date(AS_OF.getTime() + days * 86_400_000).toISOString();
+  const sim = await startSimulatorProcess(persons, companies, ['--start-at', startAt]);
+  const env = { DATABASE_URL: db.url, LIVE_SOURCE_URL: sim.protocolUrl };
+  const lines: string[] = [];
+  try {
+    for (const count of counts) {
+      const before = Number((await knex('change_log').max<{ max: number }[]>({ max: 'id' }))[0]!.max ?? 0);
+      const workers = Array.from({ length: count }, () => startWorker(env));
+      await Promise.all(workers.map((w) => w.ready));
+      const started = Date.now();
+      await new Promise((r) => setTimeout(r, seconds * 1000));
+      const reports = await Promise.all(workers.map((w) => w.stop()));
+      const elapsed = (Date.now() - started) / 1000;
+      const refreshed = reports.reduce((s, r) => s + r.changed + r.unchanged, 0);
+      const changed = reports.reduce((s, r) => s + r.changed, 0);
+      const entries = Number(
+        (await knex('change_log').where('id', '>', before).count<{ count: number }[]>({ count: '*' }))[0]!.count,
+      );
+      const line = `${String(count).padStart(2)} worker(s): ${refreshed} records in ${elapsed.toFixed(1)} s = ${Math.round(refreshed / elapsed)} records/s (${Math.round(refreshed / elapsed / count)} per worker); ${changed} rewritten, ${refreshed - changed} only re-verified; ${entries} change-log entries`;
+      lines.push(line);
+      process.stderr.write(`${line}\n`);
+    }
+  } finally {
+    await sim.stop();
+    await knex.destroy();
+    await db.stop();
+  }
+  process.stdout.write(
+    [`bench:refresh  ${persons} persons / ${companies} companies, the source ${days} simulated days ahead, ${seconds} s per run`, ...lines, ''].join('\n'),
+  );
+}
+
+void main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,46 @@
+/** Stored answers of realtime calls made with an Idempotency-Key (migration 20261122001000_live). */
+import type { Knex } from 'knex';
+
+export interface IdempotencyRow {
+  request_hash: string;
+  state: 'pending' | 'done';
+  response: string | null;
+}
+
+/**
+ * Takes the key for a new call: inserts it as pending, or takes over a row older than `ttlSeconds`
+ * or a pending row abandoned for `staleSeconds` (its server died). True when the key is now ours.
+ */
+export async function claimKey(
+  db: Knex,
+  row: { workspaceId: string; key: string; requestHash: string; ttlSeconds: number; staleSeconds: number },
+): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: unknown[] }>(
+    `insert into idempotency_keys (workspace_id, key, request_hash, state) values (?, ?, ?, 'pending')
+     on conflict (workspace_id, key) do update
+       set request_hash = excluded.request_hash, state = 'pending', response = null, created_at = now()
+       where idempotency_keys.created_at < now() - make_interval(secs => ?)
+          or (idempotency_keys.state = 'pending' and idempotency_keys.created_at < now() - make_interval(secs => ?))
+     returning 1`,
+    [row.workspaceId, row.key, row.requestHash, row.ttlSeconds, row.staleSeconds],
+  );
+  return rows.length > 0;
+}
+
+export async function findKey(db: Knex, workspaceId: string, key: string): Promise<IdempotencyRow | undefined> {
+  return db('idempotency_keys').where({ workspace_id: workspaceId, key }).first('request_hash', 'state', 'response');
+}
+
+/** Stores the answer; called in the transaction that meters it. */
+export async function completeKey(trx: Knex | Knex.Transaction, workspaceId: string, key: string, response: string): Promise<void> {
+  await trx('idempotency_keys').where({ workspace_id: workspaceId, key }).update({ state: 'done', response });
+}
+
+/** Frees a key whose call ended without a metered answer. */
+export async function releaseKey(db: Knex, workspaceId: string, key: string): Promise<void> {
+  await db('idempotency_keys').where({ workspace_id: workspaceId, key, state: 'pending' }).delete();
+}
+
+export async function deleteExpiredKeys(db: Knex, ttlSeconds: number): Promise<number> {
+  return db('idempotency_keys').where('created_at', '<', db.raw('now() - make_interval(secs => ?)', [ttlSeconds])).delete();
+}

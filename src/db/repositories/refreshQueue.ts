@@ -1,0 +1,133 @@
+/**
+ * The refresh queue (person_refresh, company_refresh; migration 20261122001000_live): one row per
+ * lake record, claimed by workers with FOR UPDATE SKIP LOCKED and a lease written in the same
+ * statement. Plain values in, plain rows out.
+ */
+import type { Knex } from 'knex';
+
+export type QueueKind = 'person' | 'company';
+
+const TABLES = {
+  person: { queue: 'person_refresh', key: 'person_id', lake: 'persons' },
+  company: { queue: 'company_refresh', key: 'company_id', lake: 'companies' },
+} as const;
+
+export interface ClaimedRow {
+  id: string;
+  username: string;
+  /** Companies only: the numeric company ID as text. */
+  company_id: string | null;
+}
+
+export interface ClaimOptions {
+  /** Lease token written on the claimed rows; the write that ends the lease must present it. */
+  token: string;
+  limit: number;
+  leaseSeconds: number;
+  /** Rows checked before this are due. */
+  dueBefore: Date;
+  /** Watched rows (watchers > 0) checked before this are due, ahead of the others. */
+  watchedDueBefore: Date;
+}
+
+/**
+ * Claims up to `limit` due rows whose lease is free or expired: first the watched lane, then the
+ * rest, each oldest checked_at first. A row another worker is claiming at this moment is skipped
+ * (SKIP LOCKED), and a row it has claimed carries a live lease, so no two workers hold one row.
+ */
+export async function claimDue(db: Knex, kind: QueueKind, opts: ClaimOptions): Promise<ClaimedRow[]> {
+  const t = TABLES[kind];
+  const claim = async (lane: 'watched' | 'all', limit: number, dueBefore: Date): Promise<ClaimedRow[]> => {
+    if (limit <= 0) return [];
+    const watched = lane === 'watched' ? 'and watchers > 0' : '';
+    const { rows } = await db.raw<{ rows: ClaimedRow[] }>(
+      `with due as (
+         select ${t.key} from ${t.queue}
+         where checked_at < ? ${watched} and (lease_until is null or lease_until < now())
+         order by checked_at limit ? for update skip locked),
+       claimed as (
+         update ${t.queue} q set lease_token = ?, lease_until = now() + make_interval(secs => ?)
+         from due where q.${t.key} = due.${t.key} returning q.${t.key} as id)
+       select l.id, l.username, ${kind === 'company' ? 'l.company_id::text' : 'null'} as company_id
+       from claimed c join ${t.lake} l on l.id = c.id`,
+      [dueBefore, limit, opts.token, opts.leaseSeconds],
+    );
+    return rows;
+  };
+  const first = await claim('watched', opts.limit, opts.watchedDueBefore);
+  const rest = await claim('all', opts.limit - first.length, opts.dueBefore);
+  return [...first, ...rest];
+}
+
+/** Ends the lease on rows still held with `token`, leaving them due (the source could not answer). */
+export async function releaseLeases(db: Knex, kind: QueueKind, token: string, ids: readonly string[]): Promise<number> {
+  if (!ids.length) return 0;
+  const t = TABLES[kind];
+  return db(t.queue)
+    .whereIn(t.key, ids as string[])
+    .andWhere('lease_token', token)
+    .update({ lease_token: null, lease_until: null });
+}
+
+/** Rows the source does not know (any more): checked now, so they go to the back of the queue. */
+export async function markChecked(db: Knex, kind: QueueKind, token: string, ids: readonly string[]): Promise<number> {
+  if (!ids.length) return 0;
+  const t = TABLES[kind];
+  return db(t.queue)
+    .whereIn(t.key, ids as string[])
+    .andWhere('lease_token', token)
+    .update({ checked_at: db.fn.now(), lease_token: null, lease_until: null });
+}
+
+/**
+ * Of `ids`, those whose queue row still carries `token`, locked until the transaction ends (the
+ * fence of a refresh write: a worker whose lease expired and was taken over writes nothing).
+ */
+export async function lockLeased(trx: Knex.Transaction, kind: QueueKind, token: string, ids: readonly string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const t = TABLES[kind];
+  const { rows } = await trx.raw<{ rows: { id: string }[] }>(
+    `select ${t.key} as id from ${t.queue} where ${t.key} = any(?::uuid[]) and lease_token = ? order by ${t.key} for update`,
+    [ids as string[], token],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+export interface QueueStats {
+  /** Rows due before `dueBefore`. */
+  due: number;
+  /** Rows under a live lease. */
+  leased: number;
+  oldestFetchedAt: Date | null;
+}
+
+export async function queueStats(db: Knex, kind: QueueKind, dueBefore: Date): Promise<QueueStats> {
+  const t = TABLES[kind];
+  const { rows } = await db.raw<{ rows: { due: number; leased: number; oldest: Date | null }[] }>(
+    `select (select count(*) from ${t.queue} where checked_at < ?) as due,
+            (select count(*) from ${t.queue} where lease_until > now()) as leased,
+            (select min(fetched_at) from ${t.lake}) as oldest`,
+    [dueBefore],
+  );
+  const row = rows[0];
+  return { due: Number(row?.due ?? 0), leased: Number(row?.leased ?? 0), oldestFetchedAt: row?.oldest ?? null };
+}
+
+/**
+ * Monitors (issue 13) count the watchers of a subject: `delta` +1 when a monitor is created, -1 when
+ * one is deleted. Returns the new count, or undefined when the subject is not in the lake.
+ */
+export async function adjustWatchers(db: Knex, kind: QueueKind, id: string, delta: number): Promise<number | undefined> {
+  const t = TABLES[kind];
+  const rows = await db(t.queue)
+    .where(t.key, id)
+    .update({ watchers: db.raw('greatest(watchers + ?, 0)', [delta]) })
+    .returning('watchers');
+  return rows[0]?.watchers;
+}
+
+/** The database clock, which leases and due times are measured with. */
+export async function databaseNow(db: Knex): Promise<Date> {
+  const { rows } = await db.raw<{ rows: { now: Date }[] }>('select now() as now');
+  return rows[0]!.now;
+}

@@ -1,0 +1,163 @@
+/**
+ * Every call to the live source goes through one policy (cockatiel): a deadline, a circuit breaker
+ * and a concurrency cap, outermost first.
+ *
+ * - Deadline (aggressive timeout): the caller has its answer by then, whatever the source does;
+ *   the call itself is aborted through its AbortSignal. It covers the wait for a concurrency slot.
+ * - Circuit breaker: after `breakerThreshold` consecutive failures every call fails at once for
+ *   `breakerCooldownMs`, then one call probes the source; success closes the circuit.
+ * - Bulkhead: at most `concurrency` calls in flight, `queue` more waiting; beyond that a call fails
+ *   at once (and does not count against the breaker: the source did nothing wrong).
+ *
+ * The raw adapter underneath throws on failure; here every failure becomes an `unavailable`
+ * answer with a reason, so no caller sees an exception from the source.
+ */
+import {
+  BulkheadRejectedError,
+  ConsecutiveBreaker,
+  CircuitState,
+  TimeoutStrategy,
+  bulkhead,
+  circuitBreaker,
+  handleWhen,
+  isBrokenCircuitError,
+  isTaskCancelledError,
+  timeout,
+  wrap,
+  type IPolicy,
+} from 'cockatiel';
+import type { CompanyRecord } from '../../db/repositories/companyRecords';
+import type { PersonRecord } from '../../db/repositories/personRecords';
+import type { CompanyRef, LiveBatch, LiveResult, LiveSource } from './source';
+
+/** A raw adapter: answers found / not found, throws on any failure; honours the signal. */
+export interface RawLiveSource {
+  readonly name: string;
+  person(username: string, signal: AbortSignal): Promise<PersonRecord | null>;
+  company(ref: CompanyRef, signal: AbortSignal): Promise<CompanyRecord | null>;
+  persons(usernames: readonly string[], signal: AbortSignal): Promise<(PersonRecord | null)[]>;
+  companies(usernames: readonly string[], signal: AbortSignal): Promise<(CompanyRecord | null)[]>;
+  close(): Promise<void>;
+}
+
+export interface ResilienceOptions {
+  /** Deadline of a single-record call (realtime). */
+  timeoutMs: number;
+  /** Deadline of a batch call (refresh). */
+  batchTimeoutMs: number;
+  concurrency: number;
+  queue: number;
+  breakerThreshold: number;
+  breakerCooldownMs: number;
+}
+
+export type SourceOperation = 'person' | 'company' | 'persons' | 'companies';
+export type SourceOutcome = 'found' | 'not_found' | 'ok' | 'unavailable';
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+/** Where call figures go (/metrics); the domain knows no metrics library. */
+export interface SourceObserver {
+  call(operation: SourceOperation, outcome: SourceOutcome, seconds: number, reason?: string): void;
+  breaker(state: BreakerState): void;
+}
+
+const BREAKER_STATES: Partial<Record<CircuitState, BreakerState>> = {
+  [CircuitState.Closed]: 'closed',
+  [CircuitState.Open]: 'open',
+  [CircuitState.HalfOpen]: 'half_open',
+  [CircuitState.Isolated]: 'open',
+};
+
+function reasonOf(err: unknown, opts: ResilienceOptions, batch: boolean, timedOut: boolean): string {
+  if (isBrokenCircuitError(err)) return 'circuit open: the live source failed repeatedly, calls are paused';
+  // The deadline aborts the call's signal: whichever error surfaces first, it was the deadline.
+  if (isTaskCancelledError(err) || timedOut) return `the live source did not answer within ${batch ? opts.batchTimeoutMs : opts.timeoutMs} ms`;
+  if (err instanceof BulkheadRejectedError) return 'too many live-source calls in flight';
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class ResilientSource implements LiveSource {
+  readonly name: string;
+  private readonly single: IPolicy;
+  private readonly batch: IPolicy;
+  private readonly breakerPolicy;
+
+  constructor(
+    private readonly raw: RawLiveSource,
+    private readonly opts: ResilienceOptions,
+    private readonly observer?: SourceObserver,
+  ) {
+    this.name = raw.name;
+    this.breakerPolicy = circuitBreaker(
+      handleWhen((err) => !(err instanceof BulkheadRejectedError)),
+      { halfOpenAfter: opts.breakerCooldownMs, breaker: new ConsecutiveBreaker(opts.breakerThreshold) },
+    );
+    this.breakerPolicy.onStateChange((state) => observer?.breaker(BREAKER_STATES[state] ?? 'open'));
+    const cap = bulkhead(opts.concurrency, opts.queue);
+    this.single = wrap(timeout(opts.timeoutMs, TimeoutStrategy.Aggressive), this.breakerPolicy, cap);
+    this.batch = wrap(timeout(opts.batchTimeoutMs, TimeoutStrategy.Aggressive), this.breakerPolicy, cap);
+  }
+
+  get breakerState(): BreakerState {
+    return BREAKER_STATES[this.breakerPolicy.state] ?? 'open';
+  }
+
+  private async one<R>(operation: SourceOperation, call: (signal: AbortSignal) => Promise<R | null>): Promise<LiveResult<R>> {
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    let signal: AbortSignal | undefined;
+    try {
+      const record = await this.single.execute((ctx) => call((signal = ctx.signal)));
+      const result: LiveResult<R> = record === null ? { status: 'not_found' } : { status: 'found', record };
+      this.observer?.call(operation, result.status as SourceOutcome, seconds());
+      return result;
+    } catch (err) {
+      const reason = reasonOf(err, this.opts, false, Boolean(signal?.aborted));
+      this.observer?.call(operation, 'unavailable', seconds(), reason);
+      return { status: 'unavailable', reason };
+    }
+  }
+
+  private async many<R>(operation: SourceOperation, call: (signal: AbortSignal) => Promise<(R | null)[]>): Promise<LiveBatch<R>> {
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    let signal: AbortSignal | undefined;
+    try {
+      const records = await this.batch.execute((ctx) => call((signal = ctx.signal)));
+      this.observer?.call(operation, 'ok', seconds());
+      return { status: 'ok', records };
+    } catch (err) {
+      const reason = reasonOf(err, this.opts, true, Boolean(signal?.aborted));
+      this.observer?.call(operation, 'unavailable', seconds(), reason);
+      return { status: 'unavailable', reason };
+    }
+  }
+
+  person(username: string): Promise<LiveResult<PersonRecord>> {
+    return this.one('person', (signal) => this.raw.person(username, signal));
+  }
+
+  company(ref: CompanyRef): Promise<LiveResult<CompanyRecord>> {
+    return this.one('company', (signal) => this.raw.company(ref, signal));
+  }
+
+  persons(usernames: readonly string[]): Promise<LiveBatch<PersonRecord>> {
+    return this.many('persons', async (signal) => {
+      const records = await this.raw.persons(usernames, signal);
+      if (records.length !== usernames.length) throw new Error('the live source answered a batch of the wrong length');
+      return records;
+    });
+  }
+
+  companies(usernames: readonly string[]): Promise<LiveBatch<CompanyRecord>> {
+    return this.many('companies', async (signal) => {
+      const records = await this.raw.companies(usernames, signal);
+      if (records.length !== usernames.length) throw new Error('the live source answered a batch of the wrong length');
+      return records;
+    });
+  }
+
+  close(): Promise<void> {
+    return this.raw.close();
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Recording detected changes: the change log is the durable source of monitor events. Every write
+ * into the lake records its changes here, in the transaction of the write (domain/lake/writer.ts),
+ * so there is no change without its write and no write without its changes. Monitors (issue 13)
+ * add the enqueueing of webhook events for watched subjects here, in the same transaction.
+ */
+import type { Knex } from 'knex';
+import { countChanges, insertChanges, listChanges, redactChanges, type StoredChange } from '../../db/repositories/changeLog';
+import type { ChangeEntry } from './diff';
+
+export type ChangeOrigin = 'refresh' | 'realtime' | 'import';
+
+export async function recordChanges(trx: Knex.Transaction, entries: readonly ChangeEntry[], origin: ChangeOrigin): Promise<void> {
+  await insertChanges(
+    trx,
+    entries.map((e) => ({ kind: e.kind, subject_id: e.subjectId, event: e.event, diff: e.diff, origin })),
+  );
+}
+
+/** Withdrawal: the subject's entries keep their event and time, no diff and no subject id. */
+export async function forgetChangesOf(trx: Knex.Transaction, subjectId: string): Promise<void> {
+  await redactChanges(trx, subjectId);
+}
+
+export interface ChangeListing {
+  id: number;
+  kind: 'person' | 'company';
+  subject_id: string | null;
+  event: string;
+  diff: Record<string, unknown> | null;
+  origin: string;
+  detected_at: string;
+}
+
+/** `enrich changes`: the log, oldest first after `afterId`, or the newest `limit` entries. */
+export async function listChangeLog(
+  db: Knex,
+  q: { afterId?: number; limit: number; newest?: boolean; subjectId?: string },
+): Promise<ChangeListing[]> {
+  const rows: StoredChange[] = await listChanges(db, q);
+  return rows.map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    subject_id: r.subject_id,
+    event: r.event,
+    diff: r.diff,
+    origin: r.origin,
+    detected_at: r.detected_at.toISOString(),
+  }));
+}
+
+export const countChangeLog = countChanges;

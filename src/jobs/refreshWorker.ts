@@ -1,0 +1,188 @@
+/**
+ * The refresh worker: re-verifies the lake against the live source continuously, at most `rate`
+ * records per second, oldest first, the watched lane ahead (domain/refresh/round.ts does the work).
+ * Run inside `enrich serve` (REFRESH_IN_PROCESS, the default) or alone as `enrich worker`; any
+ * number of workers share one database safely.
+ *
+ * It never stops on a failure: a source that cannot answer makes it back off (its circuit breaker
+ * answers at once meanwhile), a database error is logged and retried. With no live source
+ * configured it idles and says so. stop() lets the batch in hand finish (its write is one
+ * transaction) and gives back what it had not written.
+ */
+import type { Knex } from 'knex';
+import type { RefreshConfig } from '../config';
+import { deleteExpiredKeys } from '../db/repositories/idempotencyKeys';
+import { databaseNow, queueStats, type QueueKind } from '../db/repositories/refreshQueue';
+import { IDEMPOTENCY_TTL_SECONDS } from '../domain/live/idempotency';
+import type { Logger } from '../logger';
+import type { LiveSource } from '../domain/live/source';
+import { addBatch, emptyRound, refreshBatch, refreshRound, type RefreshObserver, type RoundReport } from '../domain/refresh/round';
+import type { Metrics } from '../http/metrics';
+
+export interface WorkerDeps {
+  db: Knex;
+  source: LiveSource;
+  config: RefreshConfig;
+  logger: Logger;
+  metrics?: Metrics;
+}
+
+const KINDS: QueueKind[] = ['person', 'company'];
+
+export class RefreshWorker {
+  private stopping = false;
+  private running: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private readonly totals: RoundReport = emptyRound();
+  private readonly observer: RefreshObserver | undefined;
+
+  constructor(private readonly deps: WorkerDeps) {
+    const m = deps.metrics;
+    this.observer = m && {
+      records: (kind, outcome, count) => {
+        if (count) m.refreshed.inc({ kind, outcome }, count);
+      },
+      changes: (entries) => {
+        for (const e of entries) m.changes.inc({ event: e.event, origin: 'refresh' });
+      },
+    };
+  }
+
+  get report(): RoundReport {
+    return { ...this.totals };
+  }
+
+  /** Starts the loop in the background. */
+  start(): void {
+    this.running ??= this.loop().catch((err) => this.deps.logger.error({ err }, 'refresh worker stopped on an unexpected error'));
+  }
+
+  /** Finishes the batch in hand and stops. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.running;
+  }
+
+  /** One round with a fixed cutoff (tests, `enrich worker --once`, benchmarks). */
+  async runRound(opts: { dueBefore?: Date; watchedDueBefore?: Date; kinds?: QueueKind[] } = {}): Promise<RoundReport> {
+    const cut = await this.cutoffs();
+    return refreshRound(
+      { db: this.deps.db, source: this.deps.source, observer: this.observer },
+      {
+        batchSize: this.deps.config.batchSize,
+        leaseSeconds: this.deps.config.leaseSeconds,
+        dueBefore: opts.dueBefore ?? cut.dueBefore,
+        watchedDueBefore: opts.watchedDueBefore ?? opts.dueBefore ?? cut.watchedDueBefore,
+        kinds: opts.kinds,
+        shouldStop: () => this.stopping,
+      },
+    );
+  }
+
+  private async cutoffs(): Promise<{ dueBefore: Date; watchedDueBefore: Date }> {
+    const now = (await databaseNow(this.deps.db)).getTime();
+    return {
+      dueBefore: new Date(now - this.deps.config.minAgeSeconds * 1000),
+      watchedDueBefore: new Date(now - this.deps.config.watchedMinAgeSeconds * 1000),
+    };
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private async loop(): Promise<void> {
+    const { config, logger, source } = this.deps;
+    if (source.name === 'none') {
+      logger.warn(
+        'refresh worker idle: no live source is configured (set LIVE_SOURCE_URL, or LIVE_SOURCE=simulator for development); the lake is not re-verified',
+      );
+      while (!this.stopping) await this.sleep(60_000);
+      return;
+    }
+    logger.info(
+      { source: source.name, rate_per_second: config.rate || 'unlimited', min_age_seconds: config.minAgeSeconds, lease_seconds: config.leaseSeconds },
+      'refresh worker started',
+    );
+    let lastProgress = Date.now();
+    let lastStats = 0;
+    let sinceProgress = emptyRound();
+    let backoffMs = 0;
+    let kindIndex = 0;
+    let idleKinds = 0;
+    while (!this.stopping) {
+      const started = Date.now();
+      try {
+        if (started - lastStats >= config.progressSeconds * 1000 || lastStats === 0) {
+          lastStats = started;
+          await this.updateGauges();
+          // Housekeeping that needs a periodic hand: realtime Idempotency-Keys past their 24 hours.
+          await deleteExpiredKeys(this.deps.db, IDEMPOTENCY_TTL_SECONDS);
+        }
+        const kind = KINDS[kindIndex++ % KINDS.length] as QueueKind;
+        const batch = await refreshBatch(
+          { db: this.deps.db, source, observer: this.observer },
+          kind,
+          { batchSize: config.batchSize, leaseSeconds: config.leaseSeconds, ...(await this.cutoffs()) },
+        );
+        addBatch(this.totals, batch);
+        addBatch(sinceProgress, batch);
+        if (batch.unavailable) {
+          backoffMs = Math.min(Math.max(backoffMs * 2, 500), 30_000);
+          logger.warn({ kind, reason: batch.reason, retry_in_ms: backoffMs }, 'refresh: live source unavailable; backing off');
+          await this.sleep(backoffMs);
+          continue;
+        }
+        backoffMs = 0;
+        idleKinds = batch.claimed ? 0 : idleKinds + 1;
+        if (idleKinds >= KINDS.length) {
+          idleKinds = 0;
+          await this.sleep(config.idleMs);
+        } else if (config.rate > 0 && batch.claimed) {
+          const wait = (batch.claimed / config.rate) * 1000 - (Date.now() - started);
+          if (wait > 0) await this.sleep(wait);
+        }
+      } catch (err) {
+        logger.error({ err }, 'refresh batch failed; retrying');
+        await this.sleep(Math.min(config.idleMs, 5000));
+      }
+      if (Date.now() - lastProgress >= config.progressSeconds * 1000) {
+        const seconds = (Date.now() - lastProgress) / 1000;
+        logger.info(
+          {
+            refreshed: sinceProgress.changed + sinceProgress.unchanged,
+            per_second: Math.round(((sinceProgress.changed + sinceProgress.unchanged) / seconds) * 10) / 10,
+            changed: sinceProgress.changed,
+            unchanged: sinceProgress.unchanged,
+            changes_logged: sinceProgress.changes,
+            not_found: sinceProgress.notFound,
+            unavailable: sinceProgress.unavailable,
+          },
+          'refresh progress',
+        );
+        lastProgress = Date.now();
+        sinceProgress = emptyRound();
+      }
+    }
+    logger.info({ totals: this.totals }, 'refresh worker stopped');
+  }
+
+  private async updateGauges(): Promise<void> {
+    const m = this.deps.metrics;
+    if (!m) return;
+    const { dueBefore } = await this.cutoffs();
+    for (const kind of KINDS) {
+      const stats = await queueStats(this.deps.db, kind, dueBefore);
+      m.queueDue.set({ kind }, stats.due);
+      m.queueLeased.set({ kind }, stats.leased);
+      if (stats.oldestFetchedAt) m.oldestFetchedAt.set({ kind }, stats.oldestFetchedAt.getTime() / 1000);
+    }
+  }
+}

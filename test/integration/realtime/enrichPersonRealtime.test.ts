@@ -1,0 +1,362 @@
+/**
+ * GET /person/realtime against the simulator of the upstream network on loopback, through the real
+ * http adapter and resilience policy. The lake holds 50 of the simulator's 60 persons. Failures are
+ * real: a simulator answering 500, too slow, in an outage, a closed port, a paused process.
+ */
+import { randomUUID } from 'node:crypto';
+import { freePort } from '../../../src/db/embedded';
+import { suppress } from '../../../src/domain/lake/suppression';
+import { NoLiveSource } from '../../../src/domain/live/source';
+import { createWorld, defaultAsOf } from '../../../src/world';
+import { startSimulatorServer, type SimulatorServer } from '../../../src/world/simulator/server';
+import { Simulator } from '../../../src/world/simulator/simulator';
+import { createHarness, type Harness } from '../../helpers/harness';
+import { useLakeWorld } from '../../helpers/lakeWorld';
+import { eventually, httpSource, loadWorld, startSimulatorProcess, SwitchableSource, closeSources } from '../../helpers/live';
+
+const asOf = defaultAsOf();
+const WORLD = { persons: 60, companies: 8, seed: 4711, asOf };
+const LOADED = 50;
+const world = createWorld(WORLD);
+const username = (i: number) => world.person(i).username;
+const PATH = '/api/v1/person/realtime';
+
+const lake = useLakeWorld();
+let sim: Simulator;
+let server: SimulatorServer;
+let source: SwitchableSource;
+let h: Harness;
+let key: string;
+let workspaceId: string;
+
+beforeAll(async () => {
+  await loadWorld(lake.h.knex, world, LOADED);
+  sim = new Simulator({ world: WORLD, speed: 0, rates: { job: 0.01, title: 0.01, location: 0.005, headcount: 0, name: 0, hq: 0, industry: 0 } });
+  server = await startSimulatorServer(sim);
+  source = new SwitchableSource(httpSource(server.protocolUrl));
+  h = await createHarness({ databaseUrl: lake.url, liveSource: source });
+  ({ key, workspaceId } = await h.workspace({ rateLimit: 100_000 }));
+}, 120_000);
+
+afterAll(async () => {
+  await closeSources();
+  await h?.close();
+  await source?.close();
+  await server?.close();
+});
+
+const get = (query: string, k = key, headers: Record<string, string> = {}) => {
+  let t = h.http.get(`${PATH}?${query}`).set('Authorization', `Bearer ${k}`);
+  for (const [name, value] of Object.entries(headers)) t = t.set(name, value);
+  return h.send(t);
+};
+const usage = async (ws = workspaceId) =>
+  Number((await h.knex('realtime_usage').where('workspace_id', ws).count<{ count: number }[]>({ count: '*' }))[0]!.count);
+const calls = () => sim.stats.calls.person + sim.stats.calls.persons;
+const stored = async (u: string) => (await h.knex('persons').where({ username: u }).first('fetched_at', 'record'))!;
+
+describe('GET /person/realtime', () => {
+  it('serves a copy younger than max_age from the lake (source: cache), metered, without asking the source', async () => {
+    const before = calls();
+    const used = await usage();
+    const res = await get(`username=${username(3)}&max_age=31536000`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ source: 'cache', cost_usd: 0.001 });
+    const lookup = await h.get(`/api/v1/person?username=${username(3)}`, key);
+    expect(res.body.data).toEqual(lookup.body.data);
+    expect(calls()).toBe(before);
+    expect(await usage()).toBe(used + 1);
+  });
+
+  it('fetches an older copy from the source (source: live), writes it back and GET /person returns it', async () => {
+    const started = Date.now();
+    const before = calls();
+    const res = await get(`network_url=https://www.linkedin.com/in/${username(4)}/&max_age=60`);
+    expect(res.status).toBe(200);
+    expect(res.body.source).toBe('live');
+    expect(new Date(res.body.data.fetched_at).getTime()).toBeGreaterThanOrEqual(started - 1000);
+    expect(calls()).toBe(before + 1);
+    const lookup = await h.get(`/api/v1/person?username=${username(4)}`, key);
+    expect(lookup.body.data).toEqual(res.body.data);
+    // The lake's id is kept.
+    expect(res.body.data.id).toBe(world.person(4).id);
+  });
+
+  it('max_age=0 forces a live fetch even right after one', async () => {
+    await get(`username=${username(5)}&max_age=0`);
+    const before = calls();
+    const res = await get(`username=${username(5)}&max_age=0`);
+    expect(res.body.source).toBe('live');
+    expect(calls()).toBe(before + 1);
+  });
+
+  it('a profile the lake does not hold yet is fetched and inserted: GET /person and search find it', async () => {
+    const u = username(LOADED + 2);
+    expect((await h.get(`/api/v1/person?username=${u}`, key)).status).toBe(404);
+    const res = await get(`username=${u}`);
+    expect(res.status).toBe(200);
+    expect(res.body.source).toBe('live');
+    expect((await h.get(`/api/v1/person?username=${u}`, key)).body.data).toEqual(res.body.data);
+    const search = await h.post('/api/v1/people/search', { query: res.body.data.full_name, per_page: 100 }, key);
+    expect(search.body.results.map((r: { id: string }) => r.id)).toContain(res.body.data.id);
+    // The next call within max_age is a cache hit.
+    expect((await get(`username=${u}`)).body.source).toBe('cache');
+  });
+
+  it('with id, reaches only an indexed profile (404 otherwise, the source does not know service ids)', async () => {
+    const before = calls();
+    const unknown = await get(`id=${randomUUID()}&max_age=0`);
+    expect(unknown.status).toBe(404);
+    expect(calls()).toBe(before);
+    const known = await get(`id=${world.person(6).id}&max_age=0`);
+    expect(known.body).toMatchObject({ source: 'live', data: { username: username(6) } });
+  });
+
+  it('404 when the source does not know the profile: nothing written, not metered', async () => {
+    const used = await usage();
+    const res = await get('username=nobody-at-all-000000');
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('NOT_FOUND');
+    expect(await usage()).toBe(used);
+    expect(await h.knex('persons').where({ username: 'nobody-at-all-000000' }).first()).toBeUndefined();
+  });
+
+  it('451 for a withdrawn profile, by every identifier, without contacting the source and without metering', async () => {
+    const p = world.person(7);
+    await suppress(h.knex, 'person', { by: 'username', value: p.username });
+    const before = calls();
+    const used = await usage();
+    for (const q of [`username=${p.username}`, `id=${p.id}`, `network_url=${encodeURIComponent(p.network_url)}`]) {
+      const res = await get(`${q}&max_age=0`);
+      expect(res.status).toBe(451);
+      expect(res.body.code).toBe('DATA_SUBJECT_BLOCKED');
+    }
+    expect(calls()).toBe(before);
+    expect(await usage()).toBe(used);
+  });
+
+  it('write-back carries the changes the source has, logged as realtime changes', async () => {
+    sim.advance(400 * 86_400);
+    const candidates = Array.from({ length: 20 }, (_, i) => i + 10);
+    const i = candidates.find((n) => sim.person(username(n))!.current_company_id !== world.person(n).current_company_id)!;
+    const fresh = sim.person(username(i))!;
+    const res = await get(`username=${username(i)}&max_age=0`);
+    expect(res.body.data.current_company).toBe(fresh.current_company);
+    expect((await h.get(`/api/v1/person?username=${username(i)}`, key)).body.data.current_company).toBe(fresh.current_company);
+    const entries = await h.knex('change_log').where({ subject_id: world.person(i).id, origin: 'realtime' });
+    expect(entries.map((e) => e.event)).toContain('person.job_changed');
+    expect(entries.find((e) => e.event === 'person.job_changed')!.diff).toMatchObject({
+      old_company_id: world.person(i).current_company_id,
+      new_company_id: fresh.current_company_id,
+    });
+  });
+
+  it('meters exactly: 200 concurrent calls, cached and live, are 200 usage rows and 0.200 USD on GET /account', async () => {
+    const ws = await h.workspace({ rateLimit: 100_000 });
+    const queries = Array.from({ length: 200 }, (_, n) =>
+      n % 2 ? `username=${username(n % 30)}&max_age=31536000` : `username=${username(n % 7)}&max_age=0`,
+    );
+    const answers = await Promise.all(queries.map((q) => get(q, ws.key)));
+    const ok = answers.filter((r) => r.status === 200);
+    const withdrawn = answers.filter((r) => r.status === 451);
+    expect(ok.length + withdrawn.length).toBe(200);
+    expect(await usage(ws.workspaceId)).toBe(ok.length);
+    const account = await h.get('/api/v1/account', ws.key);
+    expect(account.body.data.usage).toMatchObject({ realtime_calls: ok.length, realtime_cost_usd: ok.length / 1000 });
+
+    // Without withdrawn profiles in the mix: exactly 200 and 0.2.
+    const ws2 = await h.workspace({ rateLimit: 100_000 });
+    const live = Array.from({ length: 200 }, (_, n) => `username=${username(20 + (n % 10))}&max_age=${n % 3 ? 0 : 31536000}`);
+    const all = await Promise.all(live.map((q) => get(q, ws2.key)));
+    expect(all.map((r) => r.status)).toEqual(Array(200).fill(200));
+    expect(await usage(ws2.workspaceId)).toBe(200);
+    expect((await h.get('/api/v1/account', ws2.key)).body.data.usage).toMatchObject({ realtime_calls: 200, realtime_cost_usd: 0.2 });
+  });
+
+  it('shares one live fetch between concurrent calls for the same profile', async () => {
+    const before = calls();
+    sim.setFaults({ latencyMs: 150 });
+    try {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => get(`username=${username(31)}&max_age=0`)));
+      expect(answers.every((r) => r.status === 200 && r.body.source === 'live')).toBe(true);
+    } finally {
+      sim.setFaults({ latencyMs: 0 });
+    }
+    expect(calls()).toBe(before + 1);
+  });
+});
+
+describe('across instances', () => {
+  it('two servers on one database fetch a profile once: the second waits on the advisory lock and answers the fresh copy', async () => {
+    const other = await createHarness({ databaseUrl: lake.url, liveSource: httpSource(server.protocolUrl) });
+    try {
+      sim.setFaults({ latencyMs: 300 });
+      const before = calls();
+      const send = (app: Harness) => app.send(app.http.get(`${PATH}?username=${username(33)}&max_age=0`).set('Authorization', `Bearer ${key}`));
+      const [a, b] = await Promise.all([send(h), new Promise((r) => setTimeout(r, 50)).then(() => send(other))]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      expect([a.body.source, b.body.source]).toEqual(['live', 'live']);
+      expect(b.body.data).toEqual(a.body.data);
+      expect(calls()).toBe(before + 1);
+    } finally {
+      sim.setFaults({ latencyMs: 0 });
+      await other.close();
+    }
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('replays the stored answer within 24 hours, not metered again', async () => {
+    const ws = await h.workspace({ rateLimit: 1000 });
+    const idem = { 'Idempotency-Key': randomUUID() };
+    const first = await get(`username=${username(12)}&max_age=0`, ws.key, idem);
+    const before = calls();
+    const second = await get(`username=${username(12)}&max_age=0`, ws.key, idem);
+    expect(second.status).toBe(200);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(second.body.data).toEqual(first.body.data);
+    expect(second.body.source).toBe(first.body.source);
+    expect(calls()).toBe(before);
+    expect(await usage(ws.workspaceId)).toBe(1);
+    // Another workspace may use the same key for its own call.
+    expect((await get(`username=${username(12)}&max_age=0`, key, idem)).headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('the same key with other parameters is 422, while the first call runs 409; nothing metered', async () => {
+    const ws = await h.workspace({ rateLimit: 1000 });
+    const idem = { 'Idempotency-Key': `key-${randomUUID()}` };
+    await get(`username=${username(13)}`, ws.key, idem);
+    const reused = await get(`username=${username(14)}`, ws.key, idem);
+    expect(reused.status).toBe(422);
+    expect(reused.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+
+    sim.setFaults({ latencyMs: 300 });
+    try {
+      const other = { 'Idempotency-Key': `key-${randomUUID()}` };
+      const [a, b] = await Promise.all([
+        get(`username=${username(15)}&max_age=0`, ws.key, other),
+        new Promise((r) => setTimeout(r, 100)).then(() => get(`username=${username(15)}&max_age=0`, ws.key, other)),
+      ]);
+      expect(a.status).toBe(200);
+      expect(b.status).toBe(409);
+      expect(b.body.code).toBe('IDEMPOTENCY_KEY_IN_PROGRESS');
+    } finally {
+      sim.setFaults({ latencyMs: 0 });
+    }
+    expect(await usage(ws.workspaceId)).toBe(2);
+  });
+
+  it('after an error answer the key is free: a retried 503 is served and metered once', async () => {
+    const ws = await h.workspace({ rateLimit: 1000 });
+    const idem = { 'Idempotency-Key': randomUUID() };
+    sim.setFaults({ outage: true });
+    try {
+      expect((await get(`username=${username(16)}&max_age=0`, ws.key, idem)).status).toBe(503);
+    } finally {
+      sim.setFaults({ outage: false });
+    }
+    const retried = await eventually(async () => {
+      const res = await get(`username=${username(16)}&max_age=0`, ws.key, idem);
+      return res.status === 200 ? res : undefined;
+    }, 10_000, 100);
+    expect(retried.headers['idempotent-replayed']).toBeUndefined();
+    expect(await usage(ws.workspaceId)).toBe(1);
+  });
+
+  it('a malformed key is a 400 naming the header', async () => {
+    const res = await get(`username=${username(16)}`, key, { 'Idempotency-Key': 'has space' });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/idempotency-key/i);
+  });
+});
+
+describe('when the source fails', () => {
+  /** Each failure test gets a fresh policy (closed circuit) on the same simulator or upstream. */
+  const use = (url: string, policy = {}) => {
+    source.target = httpSource(url, policy);
+  };
+  afterEach(() => {
+    sim.setFaults({ latencyMs: 0, errorRate: 0, timeoutRate: 0, outage: false });
+    use(server.protocolUrl);
+  });
+
+  const expect503 = async (query: string) => {
+    const used = await usage();
+    const res = await get(query);
+    expect(res.status).toBe(503);
+    expect(res.body.code).toBe('LIVE_SOURCE_UNAVAILABLE');
+    expect(await usage()).toBe(used);
+    return res;
+  };
+
+  it('source 5xx: 503, nothing written, not metered', async () => {
+    use(server.protocolUrl);
+    sim.setFaults({ errorRate: 1 });
+    const before = await stored(username(17));
+    await expect503(`username=${username(17)}&max_age=0`);
+    expect(await stored(username(17))).toEqual(before);
+  });
+
+  it('timeout: a source slower than the deadline answers 503 at the deadline, not when the source answers', async () => {
+    use(server.protocolUrl, { timeoutMs: 500 });
+    sim.setFaults({ latencyMs: 120_000 });
+    const started = Date.now();
+    const res = await expect503(`username=${username(18)}&max_age=0`);
+    expect(res.body.error).toMatch(/in time/);
+    // The source would answer after 120 s; the answer came at the deadline (the bound leaves room for a busy machine).
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
+  it('outage: 503 at once while the circuit is open (the source is not called), then recovery', async () => {
+    use(server.protocolUrl, { breakerThreshold: 3, breakerCooldownMs: 3000 });
+    sim.setFaults({ outage: true });
+    for (let n = 0; n < 3; n++) await expect503(`username=${username(19)}&max_age=0`);
+    const before = calls();
+    await expect503(`username=${username(19)}&max_age=0`);
+    expect(calls()).toBe(before); // circuit open: answered without calling the source
+    sim.setFaults({ outage: false });
+    const recovered = await eventually(async () => {
+      const res = await get(`username=${username(19)}&max_age=0`);
+      return res.status === 200 ? res : undefined;
+    }, 15_000, 100);
+    expect(recovered.body.source).toBe('live');
+  });
+
+  it('a closed port: 503 (connection refused), not a hang or a 500', async () => {
+    use(`http://127.0.0.1:${await freePort()}/v1`);
+    await expect503(`username=${username(20)}&max_age=0`);
+  });
+
+  it('a paused simulator process (SIGSTOP): 503 at the deadline; after SIGCONT it answers again', async () => {
+    const proc = await startSimulatorProcess([
+      '--persons', String(WORLD.persons), '--companies', String(WORLD.companies), '--seed', String(WORLD.seed),
+      '--as-of', asOf.toISOString().slice(0, 10), '--speed', '0',
+    ]);
+    try {
+      use(proc.protocolUrl);
+      expect((await get(`username=${username(21)}&max_age=0`)).status).toBe(200);
+      proc.pause();
+      // A stopped process accepts connections (the kernel does) but never answers: only the deadline ends the call.
+      use(proc.protocolUrl, { timeoutMs: 1000 });
+      await expect503(`username=${username(21)}&max_age=0`);
+      proc.resume();
+      use(proc.protocolUrl);
+      expect((await get(`username=${username(21)}&max_age=0`)).status).toBe(200);
+    } finally {
+      await proc.stop();
+    }
+  });
+
+  it('a stopped simulator process: 503', async () => {
+    const proc = await startSimulatorProcess(['--persons', '10', '--companies', '2', '--speed', '0']);
+    use(proc.protocolUrl);
+    await proc.stop();
+    await expect503(`username=${username(22)}&max_age=0`);
+  });
+
+  it('no live source configured: 503 (and the server said why in its log)', async () => {
+    source.target = new NoLiveSource();
+    await expect503(`username=${username(23)}&max_age=0`);
+  });
+});
