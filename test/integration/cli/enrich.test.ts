@@ -155,11 +155,14 @@ describe('enrich CLI', () => {
     await h.knex('workspaces').where({ id: ws.workspace_id }).update({ license_expires_at: new Date(Date.now() - 60_000) });
     await enrichJson('license', 'set', '--workspace', ws.workspace_id, '--status', 'inactive');
     await settle();
-    expect((await h.get('/api/v1/account', ws.api_key)).status).toBe(402);
+    // GET /account answers 200 whatever the license; a licensed operation shows the 402.
+    const licensed = '/api/v1/person/check?username=lapsed-check';
+    expect((await h.get(licensed, ws.api_key)).status).toBe(402);
     const active = await enrichJson<{ status: string; expires_at: string | null }>('license', 'set', '--workspace', ws.workspace_id, '--status', 'active');
     expect(active).toMatchObject({ status: 'active', expires_at: null });
     await settle();
-    expect((await h.get('/api/v1/account', ws.api_key)).status).toBe(200);
+    expect((await h.get(licensed, ws.api_key)).status).toBe(200);
+    expect((await h.get('/api/v1/account', ws.api_key)).body.data.license.status).toBe('active');
 
     const until = await enrichJson<{ expires_at: string }>('license', 'set', '--workspace', ws.workspace_id, '--status', 'active', '--expires-at', '2099-01-31');
     expect(until.expires_at).toBe('2099-01-31T00:00:00.000Z');

@@ -46,7 +46,7 @@ describe('npm start (serve --demo, LIVE_SOURCE=simulator)', () => {
     child.stderr!.on('data', (d) => (out += d));
     await eventually(async () => /jump the simulated clock/.test(out), 120_000, 100);
 
-    const key = out.match(/Bearer (ik_live_[A-Za-z0-9]{32})/)![1]!;
+    const key = out.match(/Bearer (ik_live_[A-Za-z0-9]{36})/)![1]!;
     const checkUrl = out.match(/"(http:\/\/127\.0\.0\.1:[0-9]+\/api\/v1\/person\/check\?username=[^"]+)"/)![1]!;
     const realtimeUrl = out.match(/"(http:\/\/127\.0\.0\.1:[0-9]+\/api\/v1\/person\/realtime\?username=[^"]+)"/)![1]!;
     const controlUrl = out.match(/-X POST (http:\/\/127\.0\.0\.1:[0-9]+)\/control\/advance/)![1]!;
