@@ -107,8 +107,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     authenticator,
     rateLimits,
     close: async () => {
-      rateLimits.close();
+      await rateLimits.close();
       await authenticator.close();
+      metrics.close();
     },
   };
 }

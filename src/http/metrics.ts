@@ -2,10 +2,45 @@
  * Prometheus metrics (prom-client): request counts and latencies by contract operation and status,
  * plus the process defaults. Labelled by operationId, never by raw path, so cardinality stays bounded.
  */
+import perfHooks, { PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BreakerState, SourceObserver, SourceOperation, SourceOutcome } from '../domain/live/resilience';
 import type { Middleware } from 'koa';
 import type { RequestState } from './state';
+
+/**
+ * prom-client's process defaults, stoppable. collectDefaultMetrics starts a PerformanceObserver on
+ * GC entries and an enabled event-loop-delay histogram and returns neither, so they would run, and
+ * keep their metrics alive, for the life of the process. They are caught as they are created (the
+ * two perf_hooks entry points are wrapped for the duration of the call) so the returned function can
+ * stop them. One app per process never needs it; every test that creates an app does.
+ */
+function collectStoppableDefaultMetrics(register: Registry): () => void {
+  const observers: PerformanceObserver[] = [];
+  const histograms: IntervalHistogram[] = [];
+  const hooks = perfHooks as { monitorEventLoopDelay: typeof perfHooks.monitorEventLoopDelay };
+  const observe = PerformanceObserver.prototype.observe;
+  const monitor = hooks.monitorEventLoopDelay;
+  PerformanceObserver.prototype.observe = function (this: PerformanceObserver, ...args: Parameters<typeof observe>) {
+    observers.push(this);
+    return observe.apply(this, args);
+  };
+  hooks.monitorEventLoopDelay = (...args) => {
+    const histogram = monitor(...args);
+    histograms.push(histogram);
+    return histogram;
+  };
+  try {
+    collectDefaultMetrics({ register });
+  } finally {
+    PerformanceObserver.prototype.observe = observe;
+    hooks.monitorEventLoopDelay = monitor;
+  }
+  return () => {
+    for (const observer of observers) observer.disconnect();
+    for (const histogram of histograms) histogram.disable();
+  };
+}
 
 export class Metrics {
   readonly registry = new Registry();
@@ -74,8 +109,15 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly stopDefaults: () => void;
+
   constructor() {
-    collectDefaultMetrics({ register: this.registry });
+    this.stopDefaults = collectStoppableDefaultMetrics(this.registry);
+  }
+
+  /** Stops the process metrics' observers (GC, event-loop delay); the registry still answers. */
+  close(): void {
+    this.stopDefaults();
   }
 
   /** What the live source's resilience policy reports into. */

@@ -10,6 +10,18 @@ const principal = (over: Partial<{ workspaceLimit: number; memberAllowance: numb
 });
 
 describe('RateLimits (memory store)', () => {
+  it('close() forgets every window (and with them the store\'s expiry timers)', async () => {
+    const limits = new RateLimits({ windowSeconds: 60 });
+    const p = principal({ workspaceLimit: 5, memberAllowance: 3 });
+    await limits.consume(p);
+    await limits.consume(p);
+    await limits.consumeAnonymous('203.0.113.7', 10);
+    expect((await limits.peek(p)).workspace.remaining).toBe(3);
+    await limits.close();
+    expect(await limits.peek(p)).toMatchObject({ workspace: { remaining: 5 }, member: { remaining: 3 } });
+    expect((await limits.peekAnonymous('203.0.113.7', 10)).workspace.remaining).toBe(10);
+  });
+
   it('admits exactly the limit out of concurrent requests', async () => {
     const limits = new RateLimits({ windowSeconds: 60 });
     const p = principal({ workspaceLimit: 20 });

@@ -73,10 +73,15 @@ type Scope = 'ws' | 'member' | 'anon' | 'authfail';
 /** One scope's counters: Redis while the shared store is usable, this instance's memory otherwise. */
 class Counters {
   constructor(
-    private readonly memory: RateLimiterAbstract,
+    private readonly memory: RateLimiterMemory,
     private readonly redis: RateLimiterAbstract | undefined,
     private readonly shared: SharedStore | undefined,
   ) {}
+
+  /** Drops every in-memory window (and its expiry timer). */
+  async forget(): Promise<void> {
+    for (const { key } of this.memory.dump().storage) await this.memory.delete(key);
+  }
 
   consume(key: string): Promise<number> {
     return this.run((l) => l.consume(key, 1)).then((res) => res?.consumedPoints ?? 0);
@@ -153,10 +158,6 @@ export class RateLimits {
     return this.shared ? this.shared.state : 'not_configured';
   }
 
-  close(): void {
-    this.shared?.close();
-  }
-
   async consume(p: PrincipalLimits): Promise<Decision> {
     const now = this.now();
     let member: WindowState | undefined;
@@ -177,6 +178,16 @@ export class RateLimits {
       return this.refuse({ workspace: w.window, member }, 'workspace', w.retryAfterMs);
     }
     return { allowed: true, quotas: member ? { workspace: w.window, member } : { workspace: w.window } };
+  }
+
+  /**
+   * Forgets the in-memory windows. The memory store keeps a timer per key until its window ends
+   * (unref'd, so it never holds the process open, but it keeps the store and everything it references
+   * alive for up to a window after the app is gone): a closed app leaves nothing scheduled.
+   */
+  async close(): Promise<void> {
+    this.shared?.close();
+    for (const counters of Object.values(this.counters)) await counters.forget();
   }
 
   /** The current windows, without counting a request (401/402 answers, which consume nothing). */
