@@ -9,6 +9,7 @@ import * as lake from './20261121000300_lake';
 import * as search from './20261121000400_search';
 import * as lakeRules from './20261122000100_lake_rules';
 import * as live from './20261122001000_live';
+import * as monitors from './20261123000100_monitors';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '20261121000400_search': search,
   '20261122000100_lake_rules': lakeRules,
   '20261122001000_live': live,
+  '20261123000100_monitors': monitors,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
