@@ -10,6 +10,7 @@ import { runUntilSignal, startServer } from '../main';
 import { isoDate, positiveInt, print, withDatabase } from './common';
 import { registerLakeCommands } from './lakeCommands';
 import { registerLiveCommands } from './liveCommands';
+import { registerMonitorCommands } from './monitorCommands';
 
 export function buildCli(): Command {
   const program = new Command('enrich')
@@ -136,6 +137,7 @@ export function buildCli(): Command {
 
   registerLakeCommands(program);
   registerLiveCommands(program);
+  registerMonitorCommands(program);
   return program;
 }
 

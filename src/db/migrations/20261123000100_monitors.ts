@@ -7,6 +7,8 @@ import type { Knex } from 'knex';
  *   secret_ciphertext  the webhook secret (whsec_...), encrypted with the server key
  *                      (domain/webhooks/secrets.ts); never returned by the API.
  *   secret_revealed_at set when the secret was revealed once (dashboard or `enrich monitor secret`).
+ *   previous_secret_*  after `enrich monitor rotate-secret`: the replaced secret, which still signs
+ *                      (a second v1 signature) until previous_secret_expires_at (24 h).
  * A deleted monitor is removed (it is no longer listed and its events stop).
  */
 export async function up(knex: Knex): Promise<void> {
@@ -22,6 +24,8 @@ export async function up(knex: Knex): Promise<void> {
       active boolean not null default true,
       secret_ciphertext text not null,
       secret_revealed_at timestamptz,
+      previous_secret_ciphertext text,
+      previous_secret_expires_at timestamptz,
       created_at timestamptz not null default now()
     );
     -- GET /monitors (newest first, ties by id) and the per-workspace count of the 1000 limit.

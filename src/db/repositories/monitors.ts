@@ -87,3 +87,28 @@ export async function secretState(db: Knex, id: string): Promise<{ revealed: boo
   const row = await db('monitors').select('secret_revealed_at').where({ id }).first();
   return row ? { revealed: row.secret_revealed_at !== null } : undefined;
 }
+
+/**
+ * Rotation: the current secret becomes the previous one (signing until `previousExpiresInSeconds`
+ * from now), `ciphertext` the current one, revealed at once. Undefined when the monitor is unknown.
+ */
+export async function rotateSecret(db: Knex, id: string, ciphertext: string, previousExpiresInSeconds: number): Promise<boolean> {
+  const { rowCount } = await db.raw<{ rowCount: number }>(
+    `update monitors set previous_secret_ciphertext = secret_ciphertext,
+       previous_secret_expires_at = now() + make_interval(secs => ?),
+       secret_ciphertext = ?, secret_revealed_at = now()
+     where id = ?`,
+    [previousExpiresInSeconds, ciphertext, id],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** The ciphertexts of the secrets that sign a delivery now: the current one, and the previous one during a rotation. */
+export async function signingSecrets(db: Knex, id: string): Promise<string[] | undefined> {
+  const row = await db('monitors')
+    .select('secret_ciphertext', db.raw('case when previous_secret_expires_at > now() then previous_secret_ciphertext end as previous'))
+    .where({ id })
+    .first();
+  if (!row) return undefined;
+  return row.previous ? [row.secret_ciphertext, row.previous] : [row.secret_ciphertext];
+}

@@ -126,3 +126,23 @@ export async function revealSecret(deps: Pick<MonitorDeps, 'db' | 'keys'>, id: s
   if (!state) throw monitorNotFound();
   throw new SecretAlreadyRevealed('The secret of this monitor was already revealed; it is never shown twice.');
 }
+
+/** How long a replaced secret keeps signing after `enrich monitor rotate-secret`. */
+export const ROTATION_OVERLAP_SECONDS = 24 * 3600;
+
+/**
+ * Operators (`enrich monitor rotate-secret ID`): a new secret, revealed now (once); the replaced one
+ * keeps signing for 24 h, so a delivery carries two `v1,` signatures in that window.
+ */
+export async function rotateSecret(deps: Pick<MonitorDeps, 'db' | 'keys'>, id: string): Promise<string> {
+  const secret = generateWebhookSecret();
+  if (!(await repo.rotateSecret(deps.db, id.toLowerCase(), deps.keys.encrypt(secret), ROTATION_OVERLAP_SECONDS))) throw monitorNotFound();
+  return secret;
+}
+
+/** The secrets in clear that sign a delivery of this monitor now (current first). */
+export async function signingSecrets(deps: Pick<MonitorDeps, 'db' | 'keys'>, id: string): Promise<string[]> {
+  const stored = await repo.signingSecrets(deps.db, id.toLowerCase());
+  if (!stored) throw monitorNotFound();
+  return stored.map((c) => deps.keys.decrypt(c));
+}
