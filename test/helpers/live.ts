@@ -29,9 +29,17 @@ export const TEST_POLICY: ResilienceOptions = {
   breakerCooldownMs: 300,
 };
 
+const opened = new Set<ResilientSource>();
+
+/** Closes every source httpSource opened (their keep-alive connections), for afterAll. */
+export async function closeSources(): Promise<void> {
+  await Promise.all([...opened].map((s) => s.close()));
+  opened.clear();
+}
+
 export function httpSource(url: string, policy: Partial<ResilienceOptions> = {}): ResilientSource {
   const opts = { ...TEST_POLICY, ...policy };
-  return new ResilientSource(
+  const source = new ResilientSource(
     new HttpLiveSource({
       url,
       connections: opts.concurrency,
@@ -41,6 +49,8 @@ export function httpSource(url: string, policy: Partial<ResilienceOptions> = {})
     }),
     opts,
   );
+  opened.add(source);
+  return source;
 }
 
 /** A source whose target a test can swap (one app, several upstreams). */

@@ -20,9 +20,12 @@ export async function withTransactionLock<T>(
   fn: (trx: Knex.Transaction) => Promise<T>,
 ): Promise<T> {
   return db.transaction(async (trx) => {
-    await trx.raw(`set local lock_timeout = ${Math.max(1, Math.round(waitMs))}`);
-    await trx.raw('select pg_advisory_xact_lock(?::bigint)', [lockKey(key)]);
-    await trx.raw('set local lock_timeout to default');
+    // One round trip: the bound (set_config(..., true) is SET LOCAL: it ends with the transaction,
+    // and also bounds the row locks `fn` waits for), then the lock.
+    await trx.raw("select set_config('lock_timeout', ?, true), pg_advisory_xact_lock(?::bigint)", [
+      `${Math.max(1, Math.round(waitMs))}ms`,
+      lockKey(key),
+    ]);
     return fn(trx);
   });
 }

@@ -35,6 +35,8 @@ export interface WriteOutcome {
   stale: number;
   /** The change-log entries recorded. */
   changes: ChangeEntry[];
+  /** The stored text of each record written, by id (exactly what lookups now return). */
+  stored: Map<string, string>;
 }
 
 export interface WriteOptions {
@@ -98,19 +100,13 @@ export async function writeRecords<K extends LakeKind>(
   const digestsOf = (r: AnyRecord) => (kind === 'person' ? personDigests(r as PersonRecord) : companyDigests(r as CompanyRecord));
 
   const write = async (trx: Knex.Transaction): Promise<WriteOutcome> => {
-    let candidates = unique;
-    let stale = 0;
-    if (options.leaseToken) {
-      const held = await lockLeased(trx, kind, options.leaseToken, candidates.map((r) => r.id.toLowerCase()));
-      candidates = candidates.filter((r) => held.has(r.id.toLowerCase()));
-      stale = unique.length - candidates.length;
-    }
-    const blocked = await suppressedDigests(trx, candidates.flatMap(digestsOf));
-    const refused = blocked.size ? candidates.filter((r) => digestsOf(r).some((d) => blocked.has(d))) : [];
-    const allowed = refused.length ? candidates.filter((r) => !refused.includes(r)) : candidates;
+    const blocked = await suppressedDigests(trx, unique.flatMap(digestsOf));
+    const refused = blocked.size ? unique.filter((r) => digestsOf(r).some((d) => blocked.has(d))) : [];
+    let allowed = refused.length ? unique.filter((r) => !refused.includes(r)) : unique;
     // A record refused for one withdrawn identifier is withdrawn by all of its identifiers from now on.
     if (refused.length) await insertSuppressions(trx, kind, refused.flatMap(digestsOf));
 
+    // Locks, always in this order (lake rows, then queue rows, each by id), so no two writers deadlock.
     const ids = allowed.map((r) => r.id.toLowerCase());
     const usernames = allowed.map((r) => r.username.toLowerCase());
     const stored =
@@ -122,18 +118,28 @@ export async function writeRecords<K extends LakeKind>(
             usernames,
             (allowed as CompanyRecord[]).map((r) => storedCompanyId(r.company_id)).filter((v): v is string => v !== undefined),
           );
+    let stale = 0;
+    if (options.leaseToken) {
+      const held = await lockLeased(trx, kind, options.leaseToken, ids);
+      const kept = allowed.filter((r) => held.has(r.id.toLowerCase()));
+      stale = allowed.length - kept.length;
+      allowed = kept;
+    }
     const storedCopyOf = storedCopyFinder(kind, stored);
 
     const touched: { id: string; fetchedAt: string; record: string }[] = [];
     const replaced: AnyRecord[] = [];
     const changes: ChangeEntry[] = [];
+    // The text each record is stored as: the repositories store JSON.stringify of the record as is.
+    const storedTexts = new Map<string, string>();
     for (const record of allowed) {
+      const text = JSON.stringify(record);
+      storedTexts.set(record.id.toLowerCase(), text);
       const old = storedCopyOf(record);
       if (!old) {
         replaced.push(record);
         continue;
       }
-      const text = JSON.stringify(record);
       let parsed: AnyRecord | undefined;
       const parseOld = () => (parsed ??= JSON.parse(old.record) as AnyRecord);
       if (old.id.toLowerCase() === record.id.toLowerCase() && isSameRecord(old.record, text, () => ({ old: parseOld(), next: record }))) {
@@ -154,10 +160,11 @@ export async function writeRecords<K extends LakeKind>(
     return {
       written: allowed.length,
       unchanged: touched.length,
-      withdrawn: candidates.length - allowed.length,
+      withdrawn: refused.length,
       duplicates: records.length - unique.length,
       stale,
       changes,
+      stored: storedTexts,
     };
   };
   return db.isTransaction ? write(db as Knex.Transaction) : db.transaction(write);

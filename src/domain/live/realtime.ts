@@ -69,7 +69,6 @@ interface KindRules {
   /** What to ask the source for, or undefined when only the lake could say (a service id). */
   sourceRef(copy: Copy | undefined): CompanyRef | undefined;
   fetch(ref: CompanyRef): Promise<LiveResult<PersonRecord | CompanyRecord>>;
-  readBack(db: Knex.Transaction, id: string): Promise<Copy | undefined>;
   noun: string;
 }
 
@@ -84,7 +83,6 @@ export function enrichPersonRealtime(deps: RealtimeDeps, req: RealtimeRequest): 
     findCopy: (db) => findPersonCopy(db, key.by, key.value),
     sourceRef: (copy) => (copy ? { username: copy.username } : key.by === 'username' ? { username: key.value } : undefined),
     fetch: (ref) => deps.source.person((ref as { username: string }).username),
-    readBack: (trx, id) => findPersonCopy(trx, 'id', id),
     noun: 'profile',
   });
 }
@@ -105,7 +103,6 @@ export function enrichCompanyRealtime(deps: RealtimeDeps, req: RealtimeRequest):
             ? { companyId: key.value }
             : undefined,
     fetch: (ref) => deps.source.company(ref),
-    readBack: (trx, id) => findCompanyCopy(trx, 'id', id),
     noun: 'company',
   });
 }
@@ -141,8 +138,10 @@ async function realtime(deps: RealtimeDeps, req: RealtimeRequest, rules: KindRul
 
   let metered = false;
   try {
-    await assertNotWithdrawn(db, rules.kind, rules.key);
+    // As every read by identifier: a record in the lake is not withdrawn (a withdrawal deletes it);
+    // only a miss asks the tombstones, and a withdrawn identifier never reaches the source.
     const copy = await rules.findCopy(db);
+    if (!copy) await assertNotWithdrawn(db, rules.kind, rules.key);
     if (copy && maxAge > 0 && started.getTime() - copy.fetched_at.getTime() < maxAge * 1000) {
       await db.transaction((trx) => meter(trx, 'cache', copy.record));
       metered = true;
@@ -203,10 +202,10 @@ async function fetchAndWrite(
     const record = { ...result.record, id: current?.id ?? result.record.id, fetched_at: now().toISOString() };
     const outcome = await writeRecords(trx, rules.kind, [record as never], { origin: 'realtime' });
     if (outcome.withdrawn) return { status: 'withdrawn' };
-    const stored = await rules.readBack(trx, record.id);
-    if (!stored) throw new Error('realtime write-back: the record is not in the lake after writing it');
-    await meter(trx, stored.record);
-    return { status: 'found', record: stored.record };
+    const stored = outcome.stored.get(record.id.toLowerCase());
+    if (stored === undefined) throw new Error('realtime write-back: the record was not written');
+    await meter(trx, stored);
+    return { status: 'found', record: stored };
   }).catch((err): Fetched => {
     if (isLockTimeout(err)) return { status: 'unavailable', reason: 'another instance is still fetching this record' };
     throw err;

@@ -13,7 +13,7 @@ import { startSimulatorServer, type SimulatorServer } from '../../../src/world/s
 import { Simulator } from '../../../src/world/simulator/simulator';
 import { createHarness, type Harness } from '../../helpers/harness';
 import { useLakeWorld } from '../../helpers/lakeWorld';
-import { httpSource, SwitchableSource } from '../../helpers/live';
+import { httpSource, SwitchableSource, closeSources } from '../../helpers/live';
 
 const asOf = defaultAsOf();
 const WORLD = { persons: 0, companies: 8, seed: 99, asOf };
@@ -38,6 +38,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await closeSources();
   await h?.close();
   await source?.close();
   await server?.close();

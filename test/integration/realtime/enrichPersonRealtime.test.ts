@@ -12,7 +12,7 @@ import { startSimulatorServer, type SimulatorServer } from '../../../src/world/s
 import { Simulator } from '../../../src/world/simulator/simulator';
 import { createHarness, type Harness } from '../../helpers/harness';
 import { useLakeWorld } from '../../helpers/lakeWorld';
-import { eventually, httpSource, loadWorld, startSimulatorProcess, SwitchableSource } from '../../helpers/live';
+import { eventually, httpSource, loadWorld, startSimulatorProcess, SwitchableSource, closeSources } from '../../helpers/live';
 
 const asOf = defaultAsOf();
 const WORLD = { persons: 60, companies: 8, seed: 4711, asOf };
@@ -39,6 +39,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await closeSources();
   await h?.close();
   await source?.close();
   await server?.close();

@@ -21,7 +21,7 @@ import { createWorld, defaultAsOf } from '../../../src/world';
 import { startSimulatorServer, type SimulatorServer } from '../../../src/world/simulator/server';
 import { Simulator } from '../../../src/world/simulator/simulator';
 import { ENRICH_BIN } from '../../helpers/cli';
-import { eventually, httpSource, loadWorld, startSimulatorProcess } from '../../helpers/live';
+import { eventually, httpSource, loadWorld, startSimulatorProcess, closeSources } from '../../helpers/live';
 import { useLakeWorld } from '../../helpers/lakeWorld';
 
 const asOf = defaultAsOf();
@@ -43,6 +43,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await closeSources();
   await server?.close();
 });
 
@@ -262,6 +263,7 @@ describe('the refresh', () => {
     );
     const w = new RefreshWorker({ db: lake.h.knex, source, config, logger: silent, metrics });
     const report = await w.runRound({ dueBefore: await dbNow() });
+    await source.close();
     const text = await metrics.registry.metrics();
     const value = (re: RegExp) => [...text.matchAll(re)].reduce((s, m) => s + Number(m[1]), 0);
     expect(value(/^enrich_refresh_records_total\{[^}]*outcome="(?:changed|unchanged)"[^}]*\} ([0-9]+)$/gm)).toBe(report.changed + report.unchanged);
