@@ -1,9 +1,13 @@
 /** `enrich monitor ...`: the operator's side of monitor secrets. */
-import { Command, InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '../config';
-import { revealSecret, rotateSecret } from '../domain/monitors/monitors';
-import { loadServerKeys } from '../domain/webhooks/secrets';
 import { print, withDatabase } from './common';
+
+/* Loaded when a monitor command runs, not when the CLI starts (as the live commands do). */
+const lazy = {
+  monitors: () => require('../domain/monitors/monitors') as typeof import('../domain/monitors/monitors'),
+  secrets: () => require('../domain/webhooks/secrets') as typeof import('../domain/webhooks/secrets'),
+};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const monitorId = (value: string) => {
@@ -13,7 +17,7 @@ const monitorId = (value: string) => {
 
 const serverKeys = () => {
   const config = loadConfig();
-  return loadServerKeys({ key: config.webhooks.secretKey, previous: config.webhooks.previousSecretKeys, dataDir: config.dataDir });
+  return lazy.secrets().loadServerKeys({ key: config.webhooks.secretKey, previous: config.webhooks.previousSecretKeys, dataDir: config.dataDir });
 };
 
 export function registerMonitorCommands(program: Command): void {
@@ -25,7 +29,7 @@ export function registerMonitorCommands(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { json?: boolean }) => {
       const keys = serverKeys();
-      const secret = await withDatabase((db) => revealSecret({ db, keys }, id));
+      const secret = await withDatabase((db) => lazy.monitors().revealSecret({ db, keys }, id));
       print(Boolean(opts.json), { monitor_id: id, secret }, `Webhook secret of ${id} (shown once, save it now): ${secret}`);
     });
   monitor
@@ -35,7 +39,7 @@ export function registerMonitorCommands(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { json?: boolean }) => {
       const keys = serverKeys();
-      const secret = await withDatabase((db) => rotateSecret({ db, keys }, id));
+      const secret = await withDatabase((db) => lazy.monitors().rotateSecret({ db, keys }, id));
       print(
         Boolean(opts.json),
         { monitor_id: id, secret, previous_signs_for_seconds: 86_400 },
