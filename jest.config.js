@@ -1,13 +1,52 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Four projects, one pass (`npm test` runs them all; `jest --selectProjects unit` runs one):
+ *
+ * - unit         pure rules, no database, no server, no global setup: `jest --selectProjects unit`
+ *                never starts PostgreSQL.
+ * - contract     the contract document and the Prism machinery (mock, proxy); no database either.
+ * - integration  every operation against a real PostgreSQL, each request sent through
+ *                `prism proxy --errors` (an independent validator) while the harness's own 2020-12
+ *                validator checks the same response (test/helpers/prismProxy.ts, harness.ts).
+ * - system       what is not one HTTP exchange judged by the contract: the `enrich` CLI, the
+ *                fuzzer, the docs page, the typed client; a real PostgreSQL, no proxy.
+ *
+ * The three projects that need it share one PostgreSQL database per run: jest runs each distinct
+ * globalSetup file once, and the proxy project's setup also starts Prism (test/helpers/globalSetup*.ts).
+ */
+const base = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   // Type errors are caught once by `npm run typecheck`; jest only transpiles.
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
-  // One PostgreSQL database per run, created here and dropped at the end (test/helpers/globalSetup.ts).
+};
+const database = {
   globalSetup: '<rootDir>/test/helpers/globalSetup.ts',
   globalTeardown: '<rootDir>/test/helpers/globalTeardown.ts',
-  testTimeout: 60000,
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  // Two cores: two workers, and PostgreSQL, Prism and the apps share the same two.
   maxWorkers: 2,
+  // A safety net for a hung test, not a budget: the slowest test takes a few seconds.
+  testTimeout: 60_000,
+  projects: [
+    { ...base, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
+    { ...base, displayName: 'contract', roots: ['<rootDir>/test/contract', '<rootDir>/test/mock'] },
+    {
+      ...base,
+      ...database,
+      displayName: 'integration',
+      roots: ['<rootDir>/test/integration'],
+      testPathIgnorePatterns: ['/test/integration/cli/'],
+      globalSetup: '<rootDir>/test/helpers/globalSetupProxy.ts',
+      setupFiles: ['<rootDir>/test/helpers/proxyMode.ts'],
+    },
+    {
+      ...base,
+      ...database,
+      displayName: 'system',
+      roots: ['<rootDir>/test/integration/cli', '<rootDir>/test/fuzz', '<rootDir>/test/docs', '<rootDir>/test/client'],
+    },
+  ],
 };

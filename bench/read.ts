@@ -9,7 +9,9 @@
  *    two most common industries, 100 mixed identifiers (4 unknown) and 500 ids.
  * 3. EXPLAIN check (exit 1 on failure): an in-process app on the bench database answers every
  *    request of the mix once; each statement it sends that reads a lake table is explained with
- *    its own bindings, and a `Seq Scan` on `persons` anywhere in a plan fails the check.
+ *    its own bindings, and a `Seq Scan` on `persons` anywhere in a plan fails the check. The mix
+ *    and the check live in bench/readMix.ts; test/integration/lake/explainGate.test.ts runs the
+ *    same check on a small world in CI, so a lost index fails the tests, not only this bench.
  * 4. Measurements: the real server in a child process; per entry, `rounds` autocannon runs of
  *    `seconds` (entries interleaved within a round), medians printed next to each group's aim; then
  *    one combined run cycling through the whole mix. Every response must be a 200: anything else is
@@ -29,7 +31,7 @@ import type autocannon from 'autocannon';
 import pg from 'pg';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
-import { createKnex, migrateLatest, type Knex } from '../src/db/knex';
+import { createKnex, migrateLatest } from '../src/db/knex';
 import { createWorkspace } from '../src/domain/workspaces/admin';
 import { createLogger } from '../src/logger';
 import {
@@ -44,10 +46,8 @@ import {
   stringArg,
   type Round,
 } from './lib';
+import { explainMix, pickParameters, readMix, type Checked, type Entry, type Group, type Parameters } from './readMix';
 
-const API = '/api/v1';
-
-type Group = 'search' | 'relationship' | 'bulk-enrich 100' | 'bulk 500';
 /** The aims of the issue (p95, ms); bulk-enrich of 100 has none. Printed, never asserted. */
 const AIMS: Record<Group, number | undefined> = {
   search: 50,
@@ -55,120 +55,6 @@ const AIMS: Record<Group, number | undefined> = {
   'bulk-enrich 100': undefined,
   'bulk 500': 150,
 };
-
-interface Entry {
-  name: string;
-  group: Group;
-  method: 'GET' | 'POST';
-  path: string;
-  body?: unknown;
-}
-
-interface Parameters {
-  company: { company_id: string; name: string; employees: number };
-  subject: { id: string; username: string; full_name: string; seniority: string; industry: string; country: string };
-  school: { name: string; alumni: number };
-  fullText: string;
-  industries: string[];
-  mixed: Record<string, string>[];
-  ids: string[];
-}
-
-async function pickParameters(knex: Knex): Promise<Parameters> {
-  const rows = async <T>(sql: string, bindings: Knex.RawBinding[] = []) =>
-    (await knex.raw<{ rows: T[] }>(sql, bindings)).rows;
-  const [largest] = await rows<{ company_id: string; employees: number }>(
-    `select current_company_id::text as company_id, count(*)::int as employees from persons
-     where current_company_id is not null group by current_company_id order by 2 desc, 1 limit 1`,
-  );
-  const [company] = await rows<{ name: string }>('select name from companies where company_id = ?', [largest.company_id]);
-  const [subject] = await rows<Parameters['subject']>(
-    `select id, username, full_name, seniority, current_company_industry as industry, geo_country_code as country
-     from persons where current_company_id = ? and seniority is not null and current_company_industry is not null
-       and geo_country_code is not null order by id limit 1`,
-    [largest.company_id],
-  );
-  const [school] = await rows<{ name: string; alumni: number }>(
-    `select min(school_name) as name, count(*)::int as alumni from person_educations
-     group by lower(school_name) order by 2 desc, 1 limit 1`,
-  );
-  const [named] = await rows<{ first: string; last: string }>(
-    `select record->>'first_name' as first, record->>'last_name' as last
-     from persons tablesample system (1) repeatable (3) order by id limit 1`,
-  );
-  const industries = await rows<{ industry: string }>(
-    `select current_company_industry as industry from persons where current_company_industry is not null
-     group by 1 order by count(*) desc, 1 limit 2`,
-  );
-  const sampled = await rows<{ id: string; username: string; network_url: string }>(
-    `select id, username, record->>'network_url' as network_url
-     from persons tablesample system (1) repeatable (5) order by id limit 96`,
-  );
-  // Every third item by each identifier, and four that are not in the lake (one per kind, plus a
-  // second unknown username): the 404 path of a bulk request is part of the mix.
-  const mixed = sampled.map(
-    (p, i): Record<string, string> =>
-      i % 3 === 0 ? { network_url: p.network_url } : i % 3 === 1 ? { username: p.username } : { id: p.id },
-  );
-  mixed.splice(10, 0, { username: 'bench-nobody-0000' });
-  mixed.splice(35, 0, { id: '00000000-0000-4000-8000-000000000000' });
-  mixed.splice(60, 0, { network_url: 'https://www.linkedin.com/in/bench-nobody-0001' });
-  mixed.splice(85, 0, { username: 'bench-nobody-0002' });
-  const ids = (
-    await rows<{ id: string }>('select id from persons tablesample system (1) repeatable (9) order by id limit 500')
-  ).map((r) => r.id);
-  return {
-    company: { company_id: largest.company_id, name: company?.name ?? '?', employees: largest.employees },
-    subject,
-    school,
-    fullText: `${named.first} ${named.last}`,
-    industries: industries.map((r) => r.industry),
-    mixed,
-    ids,
-  };
-}
-
-function mix(p: Parameters): Entry[] {
-  const search = (name: string, body: object): Entry => ({
-    name: `search: ${name}`,
-    group: 'search',
-    method: 'POST',
-    path: `${API}/people/search`,
-    body,
-  });
-  const get = (name: string, path: string, query: Record<string, string | number>): Entry => ({
-    name,
-    group: 'relationship',
-    method: 'GET',
-    path: `${API}${path}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`,
-  });
-  const company_id = p.company.company_id;
-  return [
-    search('title + location', { title: 'Engineer Developer', location: ['US', 'GB'] }),
-    search('industry + seniority', { industry: p.industries, seniority: ['director', 'vp'] }),
-    search('full-text query', { query: p.fullText }),
-    search('company_id', { company_id }),
-    search('deep page 1000', { location: 'US', page: 1000, per_page: 100 }),
-    get('colleagues', '/person/colleagues', { username: p.subject.username }),
-    get('similar', '/person/similar', { username: p.subject.username }),
-    get('job-changes 3 months', '/person/job-changes', { within_months: 3 }),
-    get('job-changes from company', '/person/job-changes', { within_months: 3, previous_company_id: company_id }),
-    get('alumni', '/institution/alumni', { school: p.school.name }),
-    get('current-employees', '/company/current-employees', { company_id }),
-    get('past-employees', '/company/past-employees', { company_id }),
-    get('headcount-by-seniority', '/company/headcount-by-seniority', { company_id }),
-    get('hiring-signals 6 months', '/company/hiring-signals', { company_id, within_months: 6 }),
-    get('decision-makers', '/company/decision-makers', { company_id }),
-    {
-      name: 'bulk-enrich 100 mixed',
-      group: 'bulk-enrich 100',
-      method: 'POST',
-      path: `${API}/people/bulk-enrich`,
-      body: { profiles: p.mixed },
-    },
-    { name: 'bulk 500 ids', group: 'bulk 500', method: 'POST', path: `${API}/people/bulk`, body: { ids: p.ids } },
-  ];
-}
 
 function printParameters(p: Parameters, entries: Entry[]): void {
   const out = [
@@ -190,67 +76,7 @@ function printParameters(p: Parameters, entries: Entry[]): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// EXPLAIN check
-
-interface Statement {
-  sql: string;
-  bindings: unknown[];
-  via: string;
-}
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Index Cond'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  Plans?: PlanNode[];
-}
-
-interface Checked {
-  entry: Entry;
-  status: number;
-  summary: string;
-  seqScans: { statement: Statement; plan: string }[];
-}
-
-const LAKE_TABLES = /\b(persons|person_positions|person_educations|companies)\b/i;
-
-function planNodes(node: PlanNode, out: PlanNode[] = []): PlanNode[] {
-  out.push(node);
-  for (const child of node.Plans ?? []) planNodes(child, out);
-  return out;
-}
-
-/** An index scan without an Index Cond reads the whole index (bounded only by a Limit above it, if any). */
-function wholeIndex(n: PlanNode): boolean {
-  return /Index/.test(n['Node Type']) && !!n['Index Name'] && !n['Index Cond'];
-}
-
-function describeNode(n: PlanNode): string {
-  return `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}${wholeIndex(n) ? ' (whole index)' : ''}${n['Actual Rows'] !== undefined ? ` [${Math.round(n['Actual Rows'] * (n['Actual Loops'] ?? 1))} rows]` : ''}`;
-}
-
-/** A few figures of a response body, to show each entry answers something real. */
-function summarize(status: number, body: unknown): string {
-  if (!body || typeof body !== 'object') return `${status}`;
-  const b = body as Record<string, unknown>;
-  if (status !== 200) {
-    return `${status} ${typeof b.code === 'string' ? b.code : ''} ${typeof b.error === 'string' ? b.error : ''}`.trim();
-  }
-  const parts: string[] = [`${status}`];
-  for (const k of ['total', 'matched', 'unmatched', 'failed']) if (typeof b[k] === 'number') parts.push(`${k} ${b[k]}`);
-  if (Array.isArray(b.results)) parts.push(`${b.results.length} results`);
-  const data = b.data as Record<string, unknown> | undefined;
-  if (data && typeof data === 'object') parts.push(`data ${JSON.stringify(data).slice(0, 120)}`);
-  return parts.join(', ');
-}
-
-function short(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
-}
+// EXPLAIN check (bench/readMix.ts, shared with test/integration/lake/explainGate.test.ts)
 
 async function explainCheck(dbUrl: string, key: string, entries: Entry[], analyze: boolean): Promise<Checked[]> {
   const knex = createKnex(dbUrl, 4);
@@ -262,90 +88,37 @@ async function explainCheck(dbUrl: string, key: string, entries: Entry[], analyz
   const server = http.createServer(app.koa.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-  let captured: Statement[] | undefined;
-  knex.on('query', (q: { sql: string; bindings?: unknown[] }) => {
-    captured?.push({ sql: q.sql, bindings: q.bindings ?? [], via: 'knex' });
-  });
-  // Named statements (preparedQuery in src/db/knex.ts) go to pg directly, past knex's events.
-  const clientProto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-  const originalQuery = clientProto.query;
-  clientProto.query = function (this: unknown, ...args: unknown[]) {
-    const config = args[0] as { name?: string; text?: string; values?: unknown[] } | undefined;
-    if (captured && config && typeof config === 'object' && config.name && config.text) {
-      captured.push({ sql: config.text, bindings: config.values ?? [], via: `prepared statement ${config.name}` });
-    }
-    return originalQuery.apply(this, args);
-  };
-
   const explainer = new pg.Client({ connectionString: dbUrl, application_name: 'bench-read-explain' });
   await explainer.connect();
-  const results: Checked[] = [];
   try {
-    for (const entry of entries) {
-      captured = [];
-      const res = await fetch(`${base}${entry.path}`, {
-        method: entry.method,
-        headers: { authorization: `Bearer ${key}`, ...(entry.body ? { 'content-type': 'application/json' } : {}) },
-        body: entry.body ? JSON.stringify(entry.body) : undefined,
-      });
-      const text = await res.text();
-      await new Promise((r) => setTimeout(r, 20)); // statements issued right after the response
-      const statements = captured;
-      captured = undefined;
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-      const checked: Checked = { entry, status: res.status, summary: summarize(res.status, body), seqScans: [] };
-      results.push(checked);
-      process.stdout.write(`EXPLAIN ${entry.name}: ${checked.summary}\n`);
-      const seen = new Set<string>();
-      for (const statement of statements) {
-        if (!LAKE_TABLES.test(statement.sql)) continue;
-        const id = `${statement.sql}\0${JSON.stringify(statement.bindings)}`;
-        if (seen.has(id)) continue;
-        seen.add(id);
-        let explained: pg.QueryResult;
+    return await explainMix({
+      knex,
+      explainer,
+      entries,
+      analyze,
+      log: (text) => process.stdout.write(text),
+      send: async (entry) => {
+        const res = await fetch(`${base}${entry.path}`, {
+          method: entry.method,
+          headers: { authorization: `Bearer ${key}`, ...(entry.body ? { 'content-type': 'application/json' } : {}) },
+          body: entry.body ? JSON.stringify(entry.body) : undefined,
+        });
+        const text = await res.text();
+        let body: unknown;
         try {
-          // ANALYZE runs the statement: only for reads.
-          const run = analyze && /^\s*(select|with)\b/i.test(statement.sql) && !/\b(insert|update|delete)\b/i.test(statement.sql);
-          explained = await explainer.query(`explain (${run ? 'analyze, ' : ''}format json) ${statement.sql}`, statement.bindings);
-        } catch (err) {
-          process.stdout.write(`  ???  ${short(statement.sql, 110)}\n       could not be explained: ${(err as Error).message}\n`);
-          continue;
+          body = JSON.parse(text);
+        } catch {
+          body = undefined;
         }
-        const explainedPlan = (explained.rows[0]['QUERY PLAN'] as { Plan: PlanNode; 'Execution Time'?: number }[])[0];
-        const root = explainedPlan.Plan;
-        const took = explainedPlan['Execution Time'] === undefined ? '' : ` (${explainedPlan['Execution Time'].toFixed(1)} ms)`;
-        const nodes = planNodes(root);
-        const personsScan = nodes.some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'persons');
-        const otherScans = nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] !== 'persons');
-        const wholePersons = nodes.some((n) => n['Relation Name'] === 'persons' && wholeIndex(n)) && root['Node Type'] !== 'Limit';
-        const verdict = personsScan ? 'FAIL' : otherScans.length || wholePersons ? 'note' : 'ok  ';
-        process.stdout.write(
-          `  ${verdict} ${short(statement.sql, 110)}${took}\n       ${nodes.map(describeNode).join(' > ')}${statement.via === 'knex' ? '' : ` [${statement.via}]`}\n`,
-        );
-        if (personsScan) {
-          const textPlan = await explainer.query(`explain ${statement.sql}`, statement.bindings);
-          checked.seqScans.push({
-            statement,
-            plan: textPlan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'),
-          });
-        }
-      }
-      if (!seen.size) process.stdout.write('  (no statement on a lake table was seen)\n');
-    }
+        return { status: res.status, body };
+      },
+    });
   } finally {
-    clientProto.query = originalQuery;
     await explainer.end();
     await new Promise((r) => server.close(r));
     await app.close();
     await knex.destroy();
   }
-  return results;
 }
 
 function reportExplain(checked: Checked[]): boolean {
@@ -433,7 +206,7 @@ async function main() {
     } finally {
       await knex.destroy();
     }
-    let entries = mix(params);
+    let entries = readMix(params);
     if (only?.length) entries = entries.filter((e) => only.some((o) => e.name.includes(o)));
     printParameters(params, entries);
 

@@ -1,13 +1,10 @@
 /** Data lake commands: seed, import, suppress. */
 import { Argument, InvalidArgumentError, type Command } from 'commander';
-import { importFile, ImportAborted } from '../domain/lake/importer';
-import { keyFromOperatorInput } from '../domain/lake/identifiers';
-import { seedLake, writeWorldFiles, type SeedProgress } from '../world/seed';
-import { suppress } from '../domain/lake/suppression';
-import { defaultAsOf } from '../world';
-import { recordValidator } from '../http/recordSchemas';
-import { positiveInt, print, withDatabase } from './common';
-import { createProgress, type Progress } from './progress';
+// Types only: the modules themselves are loaded by the action that runs (see lazy.ts).
+import type { SeedProgress } from '../world/seed';
+import { positiveInt, print, withDatabase, type CliIo } from './common';
+import { load } from './lazy';
+import type { Progress } from './progress';
 
 function nonNegativeInt(value: string): number {
   if (!/^[0-9]+$/.test(value)) throw new InvalidArgumentError('must be a non-negative integer');
@@ -22,13 +19,14 @@ function calendarDate(value: string): Date {
 }
 
 /** One bar per kind: companies are loaded before persons. */
-function seedProgress(quiet: boolean): { onProgress: (p: SeedProgress) => void; stop: () => void } {
+function seedProgress(io: CliIo, quiet: boolean): { onProgress: (p: SeedProgress) => void; stop: () => void } {
+  const { createProgress } = load.progress();
   let current: { kind: string; bar: Progress } | undefined;
   return {
     onProgress: (p) => {
       if (current?.kind !== p.kind) {
         current?.bar.stop();
-        current = { kind: p.kind, bar: createProgress(p.kind === 'person' ? 'persons' : 'companies', p.total, quiet) };
+        current = { kind: p.kind, bar: createProgress(p.kind === 'person' ? 'persons' : 'companies', p.total, quiet, io.stderr) };
       }
       current.bar.update(p.done);
     },
@@ -36,7 +34,7 @@ function seedProgress(quiet: boolean): { onProgress: (p: SeedProgress) => void; 
   };
 }
 
-export function registerLakeCommands(program: Command): void {
+export function registerLakeCommands(program: Command, io: CliIo): void {
   program
     .command('seed')
     .description(
@@ -56,21 +54,25 @@ export function registerLakeCommands(program: Command): void {
     .action(
       async (opts: { persons: number; companies: number; seed: number; asOf?: Date; out?: string; loadPersons?: number; json?: boolean }) => {
         if (opts.persons > 0 && opts.companies < 1) throw new InvalidArgumentError('--companies must be at least 1 when --persons > 0');
+        const { seedLake, writeWorldFiles } = load.seed();
+        const { defaultAsOf } = load.world();
         const world = { persons: opts.persons, companies: opts.companies, seed: opts.seed, asOf: opts.asOf ?? defaultAsOf() };
-        const progress = seedProgress(Boolean(opts.json));
+        const progress = seedProgress(io, Boolean(opts.json));
         try {
           if (opts.out) {
             const report = await writeWorldFiles(opts.out, world, progress.onProgress);
             progress.stop();
             print(
+              io,
               Boolean(opts.json),
               report,
               `Wrote ${report.companies} companies and ${report.persons} persons (seed ${report.seed}, as of ${report.as_of.slice(0, 10)}):\n${report.files.join('\n')}`,
             );
           } else {
-            const report = await withDatabase((knex) => seedLake(knex, { ...world, loadPersons: opts.loadPersons }, progress.onProgress));
+            const report = await withDatabase(io, (knex) => seedLake(knex, { ...world, loadPersons: opts.loadPersons }, progress.onProgress));
             progress.stop();
             print(
+              io,
               Boolean(opts.json),
               report,
               `Loaded ${report.companies} companies and ${report.loaded_persons} persons (of a world of ${report.persons}; seed ${report.seed}, as of ${report.as_of.slice(0, 10)}) in ${(report.elapsed_ms / 1000).toFixed(1)} s`,
@@ -93,11 +95,14 @@ export function registerLakeCommands(program: Command): void {
     .option('--batch-size <n>', 'records per write', positiveInt, 1000)
     .option('--json', 'machine-readable output')
     .action(async (kind: 'persons' | 'companies', file: string, opts: { strict?: boolean; batchSize: number; json?: boolean }) => {
+      const { importFile, ImportAborted } = load.importer();
+      const { recordValidator } = load.recordSchemas();
+      const { createProgress } = load.progress();
       const quiet = Boolean(opts.json);
       let bar: Progress | undefined;
       const printed = { count: 0 };
       try {
-        const report = await withDatabase((knex) =>
+        const report = await withDatabase(io, (knex) =>
           importFile(knex, {
             kind: kind === 'persons' ? 'person' : 'company',
             file,
@@ -106,17 +111,18 @@ export function registerLakeCommands(program: Command): void {
             validate: recordValidator(kind === 'persons' ? 'PersonResult' : 'CompanyResult'),
             onInvalid: (invalid) => {
               if (quiet || printed.count++ >= 100) return;
-              process.stderr.write(`line ${invalid.line}: ${invalid.reason} (skipped)\n`);
+              io.stderr.write(`line ${invalid.line}: ${invalid.reason} (skipped)\n`);
             },
             onProgress: (p) => {
-              bar ??= createProgress(`import ${kind} (bytes)`, p.totalBytes, quiet);
+              bar ??= createProgress(`import ${kind} (bytes)`, p.totalBytes, quiet, io.stderr);
               bar.update(p.bytesRead, `${p.written} written, ${p.invalid} invalid`);
             },
           }),
         );
         bar?.stop();
-        if (!quiet && report.invalid > 100) process.stderr.write(`... and ${report.invalid - 100} more invalid lines\n`);
+        if (!quiet && report.invalid > 100) io.stderr.write(`... and ${report.invalid - 100} more invalid lines\n`);
         print(
+          io,
           Boolean(opts.json),
           report,
           [
@@ -127,7 +133,7 @@ export function registerLakeCommands(program: Command): void {
       } catch (err) {
         bar?.stop();
         if (err instanceof ImportAborted && opts.json) {
-          process.stdout.write(`${JSON.stringify({ aborted: true, written: 0, line: err.invalid.line, reason: err.invalid.reason })}\n`);
+          io.stdout.write(`${JSON.stringify({ aborted: true, written: 0, line: err.invalid.line, reason: err.invalid.reason })}\n`);
         }
         throw err;
       }
@@ -142,7 +148,9 @@ export function registerLakeCommands(program: Command): void {
     .argument('<identifier>', 'profile/company URL, username, id (UUID), network_id or network_urn (persons), company_id (companies)')
     .option('--json', 'machine-readable output')
     .action(async (kind: 'person' | 'company', identifier: string, opts: { json?: boolean }) => {
-      const outcome = await withDatabase(async (knex) => {
+      const { keyFromOperatorInput } = load.identifiers();
+      const { suppress } = load.suppression();
+      const outcome = await withDatabase(io, async (knex) => {
         const result =
           kind === 'person'
             ? await suppress(knex, 'person', keyFromOperatorInput('person', identifier))
@@ -152,6 +160,7 @@ export function registerLakeCommands(program: Command): void {
         return result;
       });
       print(
+        io,
         Boolean(opts.json),
         outcome,
         outcome.found

@@ -1,21 +1,22 @@
 /** The live half's commands: worker, live-sim, changes. */
 import http from 'node:http';
 import { InvalidArgumentError, type Command } from 'commander';
-import { print, withDatabase } from './common';
+import { print, withDatabase, type CliIo } from './common';
+import { load } from './lazy';
 
 /*
  * The modules behind these commands (the worker, the simulator, the http adapter, metrics) are
- * loaded when a command runs, not when the CLI starts: every other command starts as fast as before.
+ * loaded when a command runs (lazy.ts), not when the CLI starts.
  */
 const lazy = {
-  config: () => require('../config') as typeof import('../config'),
-  knex: () => require('../db/knex') as typeof import('../db/knex'),
+  config: load.config,
+  knex: load.database,
+  world: load.world,
   changes: () => require('../domain/refresh/changes') as typeof import('../domain/refresh/changes'),
   metrics: () => require('../http/metrics') as typeof import('../http/metrics'),
   worker: () => require('../jobs/refreshWorker') as typeof import('../jobs/refreshWorker'),
   live: () => require('../live') as typeof import('../live'),
   logger: () => require('../logger') as typeof import('../logger'),
-  world: () => require('../world') as typeof import('../world'),
   server: () => require('../world/simulator/server') as typeof import('../world/simulator/server'),
   simulator: () => require('../world/simulator/simulator') as typeof import('../world/simulator/simulator'),
 };
@@ -59,7 +60,14 @@ function ratesOption(value: string): Partial<EvolutionRates> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function registerLiveCommands(program: Command): void {
+/** Resolves on SIGINT or SIGTERM (long-running commands stop cleanly on either). */
+const untilSignal = () =>
+  new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+
+export function registerLiveCommands(program: Command, io: CliIo): void {
   program
     .command('worker')
     .description(
@@ -69,7 +77,7 @@ export function registerLiveCommands(program: Command): void {
     .option('--metrics-port <n>', 'serve Prometheus metrics on 127.0.0.1:<n>/metrics', nonNegativeInt)
     .option('--json', 'with --once: machine-readable output')
     .action(async (opts: { once?: boolean; metricsPort?: number; json?: boolean }) => {
-      const config = lazy.config().loadConfig();
+      const config = lazy.config().loadConfig(io.env);
       const logger = lazy.logger().createLogger(config.logLevel);
       const { openDatabase, migrateLatest } = lazy.knex();
       const db = await openDatabase(config);
@@ -95,18 +103,14 @@ export function registerLiveCommands(program: Command): void {
       if (opts.once) {
         try {
           const report = await worker.runRound();
-          print(Boolean(opts.json), report, `Refreshed ${report.changed + report.unchanged} records (${report.changed} changed, ${report.changes} change-log entries, ${report.notFound} not found, ${report.unavailable} unavailable)`);
+          print(io, Boolean(opts.json), report, `Refreshed ${report.changed + report.unchanged} records (${report.changed} changed, ${report.changes} change-log entries, ${report.notFound} not found, ${report.unavailable} unavailable)`);
         } finally {
           await shutdown();
         }
         return;
       }
       worker.start();
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await untilSignal();
       await shutdown();
     });
 
@@ -164,11 +168,8 @@ export function registerLiveCommands(program: Command): void {
         });
         const server = await lazy.server().startSimulatorServer(sim, { port: opts.port, token: opts.token });
         // One line on stdout that scripts (and tests) read: where it listens.
-        process.stdout.write(`${JSON.stringify({ url: server.url, protocol_url: server.protocolUrl, ...sim.state() })}\n`);
-        await new Promise<void>((resolve) => {
-          process.once('SIGINT', resolve);
-          process.once('SIGTERM', resolve);
-        });
+        io.stdout.write(`${JSON.stringify({ url: server.url, protocol_url: server.protocolUrl, ...sim.state() })}\n`);
+        await untilSignal();
         await server.close();
       },
     );
@@ -187,11 +188,11 @@ export function registerLiveCommands(program: Command): void {
         opts.json
           ? JSON.stringify(c)
           : `#${c.id} ${c.detected_at} ${c.event} ${c.subject_id ?? '(withdrawn)'} [${c.origin}] ${JSON.stringify(c.diff)}`;
-      await withDatabase(async (knex) => {
+      await withDatabase(io, async (knex) => {
         let entries = opts.tail && opts.after === undefined
           ? (await listChangeLog(knex, { limit: opts.limit, newest: true, subjectId: opts.subject })).reverse()
           : await listChangeLog(knex, { afterId: opts.after, limit: opts.limit, subjectId: opts.subject });
-        for (const c of entries) process.stdout.write(`${line(c)}\n`);
+        for (const c of entries) io.stdout.write(`${line(c)}\n`);
         if (!opts.tail) return;
         let last = entries[entries.length - 1]?.id ?? opts.after ?? 0;
         let stopped = false;
@@ -199,7 +200,7 @@ export function registerLiveCommands(program: Command): void {
         while (!stopped) {
           await sleep(1000);
           entries = await listChangeLog(knex, { afterId: last, limit: 500, subjectId: opts.subject });
-          for (const c of entries) process.stdout.write(`${line(c)}\n`);
+          for (const c of entries) io.stdout.write(`${line(c)}\n`);
           last = entries[entries.length - 1]?.id ?? last;
         }
       });

@@ -1,20 +1,39 @@
 /**
  * The operator command line, package bin `enrich` (`npx enrich ...`). Every command that changes
  * something accepts --json and then prints exactly one JSON object on stdout, for scripts.
+ *
+ * Startup cost is part of the interface: this module and the ones it imports statically load only
+ * commander. Each action imports the modules it needs (the database driver, the server, the world
+ * generator) when it runs, so `enrich --help` or a mistyped option answers at once.
+ *
+ * runCli never calls process.exit and takes its output streams and environment as arguments, so
+ * the tests run commands in-process; bin/enrich.js turns its result into the exit code.
  */
 import { Command, Option } from 'commander';
-import { migrateLatest } from '../db/knex';
-import { AppError } from '../domain/errors';
-import { createKey, createWorkspace, listKeys, revokeKey, setLicense, setRateLimit } from '../domain/workspaces/admin';
-import { runUntilSignal, startServer } from '../main';
-import { isoDate, positiveInt, print, withDatabase } from './common';
+import { isoDate, positiveInt, print, withDatabase, type CliIo } from './common';
 import { registerLakeCommands } from './lakeCommands';
+import { load } from './lazy';
 import { registerLiveCommands } from './liveCommands';
 import { registerMonitorCommands } from './monitorCommands';
 
-export function buildCli(): Command {
+/** Thrown (instead of exiting) once commander has printed its own help or error message. */
+class CommanderExit extends Error {
+  constructor(readonly exitCode: number) {
+    super(`commander exit ${exitCode}`);
+  }
+}
+
+export function buildCli(io: CliIo): Command {
   const program = new Command('enrich')
     .description('Operate the enrichment service: database, server, workspaces, keys, licenses, the data lake')
+    // Set before any subcommand is added: subcommands copy these settings when they are created.
+    .exitOverride((err) => {
+      throw new CommanderExit(err.exitCode);
+    })
+    .configureOutput({
+      writeOut: (text) => void io.stdout.write(text),
+      writeErr: (text) => void io.stderr.write(text),
+    })
     .showHelpAfterError();
 
   program
@@ -22,8 +41,9 @@ export function buildCli(): Command {
     .description('Apply pending database migrations')
     .option('--json', 'machine-readable output')
     .action(async (opts: { json?: boolean }) => {
-      const applied = await withDatabase((knex) => migrateLatest(knex));
-      print(Boolean(opts.json), { applied }, applied.length ? `Applied: ${applied.join(', ')}` : 'Already up to date');
+      const { migrateLatest } = load.database();
+      const applied = await withDatabase(io, (knex) => migrateLatest(knex));
+      print(io, Boolean(opts.json), { applied }, applied.length ? `Applied: ${applied.join(', ')}` : 'Already up to date');
     });
 
   program
@@ -31,7 +51,8 @@ export function buildCli(): Command {
     .description('Start the HTTP server (PORT, default 3000; DATABASE_URL, default the embedded PostgreSQL)')
     .option('--demo', 'on first start, create a demo workspace and print its key')
     .action(async (opts: { demo?: boolean }) => {
-      runUntilSignal(await startServer({ demo: Boolean(opts.demo) }));
+      const { runUntilSignal, startServer } = load.server();
+      runUntilSignal(await startServer({ demo: Boolean(opts.demo), config: load.config().loadConfig(io.env, { demo: Boolean(opts.demo) }) }));
     });
 
   const workspace = program.command('workspace').description('Manage workspaces');
@@ -43,10 +64,12 @@ export function buildCli(): Command {
     .option('--inactive', 'create it without an active license')
     .option('--json', 'machine-readable output')
     .action(async (opts: { name: string; rateLimit: number; inactive?: boolean; json?: boolean }) => {
-      const created = await withDatabase((knex) =>
+      const { createWorkspace } = load.admin();
+      const created = await withDatabase(io, (knex) =>
         createWorkspace(knex, { name: opts.name, rateLimit: opts.rateLimit, active: !opts.inactive }),
       );
       print(
+        io,
         Boolean(opts.json),
         { workspace_id: created.workspace_id, api_key: created.api_key },
         `Workspace ${created.workspace_id}\nOwner API key (shown once): ${created.api_key}`,
@@ -59,8 +82,10 @@ export function buildCli(): Command {
     .requiredOption('--rate-limit <n>', 'requests per minute', positiveInt)
     .option('--json', 'machine-readable output')
     .action(async (opts: { workspace: string; rateLimit: number; json?: boolean }) => {
-      const row = await withDatabase((knex) => setRateLimit(knex, opts.workspace, opts.rateLimit));
+      const { setRateLimit } = load.admin();
+      const row = await withDatabase(io, (knex) => setRateLimit(knex, opts.workspace, opts.rateLimit));
       print(
+        io,
         Boolean(opts.json),
         { workspace_id: row.id, rate_limit: row.rate_limit_per_minute },
         `Workspace ${row.id}: ${row.rate_limit_per_minute} requests/minute`,
@@ -76,10 +101,12 @@ export function buildCli(): Command {
     .option('--allowance <n>', 'requests per minute carved out of the workspace total', positiveInt)
     .option('--json', 'machine-readable output')
     .action(async (opts: { workspace: string; member?: string; allowance?: number; json?: boolean }) => {
-      const created = await withDatabase((knex) =>
+      const { createKey } = load.admin();
+      const created = await withDatabase(io, (knex) =>
         createKey(knex, { workspaceId: opts.workspace, member: opts.member, allowance: opts.allowance }),
       );
       print(
+        io,
         Boolean(opts.json),
         created,
         `Account ${created.account_id}\nAPI key (shown once): ${created.api_key}`,
@@ -91,8 +118,9 @@ export function buildCli(): Command {
     .argument('<key-prefix-or-id>')
     .option('--json', 'machine-readable output')
     .action(async (reference: string, opts: { json?: boolean }) => {
-      const result = await withDatabase((knex) => revokeKey(knex, reference));
-      print(Boolean(opts.json), result, result.keys.map((k) => `Revoked ${k.prefix}… (${k.key_id})`).join('\n'));
+      const { revokeKey } = load.admin();
+      const result = await withDatabase(io, (knex) => revokeKey(knex, reference));
+      print(io, Boolean(opts.json), result, result.keys.map((k) => `Revoked ${k.prefix}… (${k.key_id})`).join('\n'));
     });
   key
     .command('list')
@@ -100,7 +128,8 @@ export function buildCli(): Command {
     .requiredOption('--workspace <id>', 'workspace id')
     .option('--json', 'machine-readable output')
     .action(async (opts: { workspace: string; json?: boolean }) => {
-      const keys = await withDatabase((knex) => listKeys(knex, opts.workspace));
+      const { listKeys } = load.admin();
+      const keys = await withDatabase(io, (knex) => listKeys(knex, opts.workspace));
       const rows = keys.map((k) => ({
         ...k,
         created_at: k.created_at.toISOString(),
@@ -109,7 +138,7 @@ export function buildCli(): Command {
       const human = rows
         .map((k) => `${k.prefix}…  ${k.key_id}  ${k.account_name} (${k.role})  ${k.revoked_at ? 'revoked' : 'active'}`)
         .join('\n');
-      print(Boolean(opts.json), { keys: rows }, human || 'No keys');
+      print(io, Boolean(opts.json), { keys: rows }, human || 'No keys');
     });
 
   const license = program.command('license').description('Manage workspace licenses');
@@ -121,10 +150,12 @@ export function buildCli(): Command {
     .option('--expires-at <date>', 'license end (ISO 8601); after it requests get 402', isoDate)
     .option('--json', 'machine-readable output')
     .action(async (opts: { workspace: string; status: 'active' | 'inactive'; expiresAt?: Date; json?: boolean }) => {
-      const row = await withDatabase((knex) =>
+      const { setLicense } = load.admin();
+      const row = await withDatabase(io, (knex) =>
         setLicense(knex, { workspaceId: opts.workspace, status: opts.status, expiresAt: opts.expiresAt }),
       );
       print(
+        io,
         Boolean(opts.json),
         {
           workspace_id: row.id,
@@ -135,22 +166,33 @@ export function buildCli(): Command {
       );
     });
 
-  registerLakeCommands(program);
-  registerLiveCommands(program);
-  registerMonitorCommands(program);
+  registerLakeCommands(program, io);
+  registerLiveCommands(program, io);
+  registerMonitorCommands(program, io);
   return program;
 }
 
-export async function runCli(argv: string[]): Promise<void> {
+/**
+ * Runs one command line (the arguments after `enrich`) and resolves with its exit code: 0, or 1
+ * with a message on stderr (commander's usage errors keep commander's own code and message).
+ * `serve` resolves once the server listens; the server then keeps the process alive.
+ */
+export async function runCli(args: readonly string[], io: Partial<CliIo> = {}): Promise<number> {
+  const streams: CliIo = { stdout: io.stdout ?? process.stdout, stderr: io.stderr ?? process.stderr, env: io.env ?? process.env };
   try {
-    await buildCli().parseAsync(argv);
+    await buildCli(streams).parseAsync(args as string[], { from: 'user' });
+    return 0;
   } catch (err) {
-    const message = err instanceof AppError || err instanceof Error ? err.message : String(err);
-    process.stderr.write(`enrich: ${message}\n`);
-    process.exitCode = 1;
+    if (err instanceof CommanderExit) return err.exitCode;
+    // Anything else, including an InvalidArgumentError thrown by an action, is ours to print.
+    const message = err instanceof Error ? err.message : String(err);
+    streams.stderr.write(`enrich: ${message}\n`);
+    return 1;
   }
 }
 
 if (require.main === module) {
-  void runCli(process.argv);
+  void runCli(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
 }

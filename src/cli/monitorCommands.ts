@@ -1,9 +1,9 @@
 /** `enrich monitor ...`: the operator's side of monitor secrets. */
 import { InvalidArgumentError, type Command } from 'commander';
-import { loadConfig } from '../config';
-import { print, withDatabase } from './common';
+import { print, withDatabase, type CliIo } from './common';
+import { load } from './lazy';
 
-/* Loaded when a monitor command runs, not when the CLI starts (as the live commands do). */
+/* Loaded when a monitor command runs, not when the CLI starts (lazy.ts). */
 const lazy = {
   monitors: () => require('../domain/monitors/monitors') as typeof import('../domain/monitors/monitors'),
   secrets: () => require('../domain/webhooks/secrets') as typeof import('../domain/webhooks/secrets'),
@@ -15,12 +15,12 @@ const monitorId = (value: string) => {
   return value.toLowerCase();
 };
 
-const serverKeys = () => {
-  const config = loadConfig();
+const serverKeys = (io: CliIo) => {
+  const config = load.config().loadConfig(io.env);
   return lazy.secrets().loadServerKeys({ key: config.webhooks.secretKey, previous: config.webhooks.previousSecretKeys, dataDir: config.dataDir });
 };
 
-export function registerMonitorCommands(program: Command): void {
+export function registerMonitorCommands(program: Command, io: CliIo): void {
   const monitor = program.command('monitor').description('Monitor webhook secrets');
   monitor
     .command('secret')
@@ -28,9 +28,9 @@ export function registerMonitorCommands(program: Command): void {
     .argument('<monitor-id>', 'monitor id', monitorId)
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { json?: boolean }) => {
-      const keys = serverKeys();
-      const secret = await withDatabase((db) => lazy.monitors().revealSecret({ db, keys }, id));
-      print(Boolean(opts.json), { monitor_id: id, secret }, `Webhook secret of ${id} (shown once, save it now): ${secret}`);
+      const keys = serverKeys(io);
+      const secret = await withDatabase(io, (db) => lazy.monitors().revealSecret({ db, keys }, id));
+      print(io, Boolean(opts.json), { monitor_id: id, secret }, `Webhook secret of ${id} (shown once, save it now): ${secret}`);
     });
   monitor
     .command('rotate-secret')
@@ -38,9 +38,10 @@ export function registerMonitorCommands(program: Command): void {
     .argument('<monitor-id>', 'monitor id', monitorId)
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { json?: boolean }) => {
-      const keys = serverKeys();
-      const secret = await withDatabase((db) => lazy.monitors().rotateSecret({ db, keys }, id));
+      const keys = serverKeys(io);
+      const secret = await withDatabase(io, (db) => lazy.monitors().rotateSecret({ db, keys }, id));
       print(
+        io,
         Boolean(opts.json),
         { monitor_id: id, secret, previous_signs_for_seconds: 86_400 },
         `New webhook secret of ${id} (shown once, save it now): ${secret}\nThe previous secret keeps signing deliveries for 24 h.`,

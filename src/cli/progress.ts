@@ -3,6 +3,7 @@
  * timestamped lines otherwise (CI logs, pipes), at most one every few seconds.
  */
 import { Presets, SingleBar } from 'cli-progress';
+import type { OutputStream } from './common';
 
 export interface Progress {
   update(done: number, detail?: string): void;
@@ -11,13 +12,13 @@ export interface Progress {
 
 const PLAIN_INTERVAL_MS = 5_000;
 
-export function createProgress(label: string, total: number, quiet = false): Progress {
+export function createProgress(label: string, total: number, quiet: boolean, stream: OutputStream): Progress {
   if (quiet) return { update: () => undefined, stop: () => undefined };
-  if (process.stderr.isTTY) {
+  if (stream.isTTY) {
     const bar = new SingleBar(
       {
         format: `${label} [{bar}] {percentage}% | {value}/{total} | {detail}`,
-        stream: process.stderr,
+        stream: stream as NodeJS.WritableStream,
         hideCursor: true,
         etaBuffer: 50,
       },
@@ -41,7 +42,7 @@ export function createProgress(label: string, total: number, quiet = false): Pro
     const seconds = (Date.now() - started) / 1000;
     const rate = Math.round(done / Math.max(seconds, 0.001));
     const pct = total ? ` (${Math.floor((done / total) * 100)}%)` : '';
-    process.stderr.write(`${label}: ${done}/${total}${pct}, ${rate}/s${detail ? `, ${detail}` : ''}\n`);
+    stream.write(`${label}: ${done}/${total}${pct}, ${rate}/s${detail ? `, ${detail}` : ''}\n`);
   };
   let lastDone = 0;
   let lastDetail = '';

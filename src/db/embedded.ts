@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../paths';
 
 export interface EmbeddedDatabase {
   /** Connection URL of the server's `postgres` maintenance database. */
@@ -140,8 +141,6 @@ function runsAsRoot(): boolean {
  * and its binaries: `dir` and each of its ancestors get the execute (traverse) bit for others, not
  * read, so nothing becomes listable.
  */
-const PROJECT_ROOT = path.resolve(__dirname, '../..');
-
 function allowTraversal(dir: string): void {
   for (let current = path.resolve(dir); ; current = path.dirname(current)) {
     const mode = fs.statSync(current).mode;

@@ -12,7 +12,7 @@ import type { LiveSource } from '../../src/domain/live/source';
 import type { ResolveHost } from '../../src/domain/webhooks/ssrf';
 import { loadConfig, type Config } from '../../src/config';
 import { createKnex, type Knex } from '../../src/db/knex';
-import { createKey, createWorkspace } from '../../src/domain/workspaces/admin';
+import { createKey, createWorkspace, revokeKey } from '../../src/domain/workspaces/admin';
 import { createLogger } from '../../src/logger';
 import { assertInContract } from './contractValidator';
 import { PROXY_MODE, startTee } from './prismProxy';
@@ -28,8 +28,19 @@ export interface Harness {
   post(path: string, body: unknown, key?: string): Promise<supertest.Response>;
   workspace(opts?: { rateLimit?: number; active?: boolean }): Promise<{ workspaceId: string; key: string }>;
   memberKey(workspaceId: string, member: string, allowance?: number): Promise<string>;
+  /**
+   * Resolves once the app has applied every operator change notified so far. Changes reach running
+   * servers through PostgreSQL NOTIFY, asynchronously; instead of sleeping, this makes one change
+   * of its own (it revokes a throwaway key the app has cached) and polls that key until the app
+   * refuses it. Notifications arrive in commit order on one connection, so every earlier change has
+   * been applied by then. The deadline is a safety net, well under the 30 s cache TTL, so only the
+   * notification can make the key fail in time.
+   */
+  authChangesApplied(): Promise<void>;
   close(): Promise<void>;
 }
+
+const NOTIFY_DEADLINE_MS = 10_000;
 
 export function testDatabaseUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
@@ -52,7 +63,7 @@ export async function createHarness(
     liveSource: opts.liveSource,
     resolveHost: opts.resolveHost,
   });
-  // In proxy mode (`npm run test:proxy`) requests go through Prism's validating proxy to the app
+  // In proxy mode (the integration project) requests go through Prism's validating proxy to the app
   // listening on loopback (see prismProxy.ts); otherwise straight to app.callback().
   let stopProxy = async () => {};
   let target: string | ReturnType<App['koa']['callback']> = app.koa.callback();
@@ -92,6 +103,17 @@ export async function createHarness(
     },
     memberKey: async (workspaceId, member, allowance) =>
       (await createKey(knex, { workspaceId, member, allowance })).api_key,
+    authChangesApplied: async () => {
+      const { api_key: probe } = await createWorkspace(knex, { name: 'notify-probe', rateLimit: 100_000, active: true });
+      const status = async () => (await send(auth(agent.get('/api/v1/account'), probe))).status;
+      if ((await status()) !== 200) throw new Error('authChangesApplied: the probe key was refused before it was revoked');
+      await revokeKey(knex, probe);
+      const deadline = Date.now() + NOTIFY_DEADLINE_MS;
+      while ((await status()) !== 401) {
+        if (Date.now() > deadline) throw new Error(`authChangesApplied: no notification applied within ${NOTIFY_DEADLINE_MS} ms`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
     close: async () => {
       await stopProxy();
       await app.close();

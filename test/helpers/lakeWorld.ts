@@ -7,7 +7,8 @@
  * `asOf` defaults to today 00:00 UTC, so "recent" windows (counted from the real current month)
  * are meaningful for the world's records.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { createKnex, dropDatabase, ensureDatabase, migrateLatest } from '../../src/db/knex';
 import { databaseUrl } from '../../src/db/embedded';
 import type { CompanyRecord } from '../../src/db/repositories/companyRecords';
@@ -54,29 +55,71 @@ export function newestFirstPositions(positions: readonly Position[]): Position[]
 
 export const stored = (p: PersonRecord): PersonRecord => ({ ...p, positions: newestFirstPositions(p.positions) });
 
+/**
+ * A new database holding the lake `opts` describes, cloned from a template database (PostgreSQL's
+ * CREATE DATABASE ... TEMPLATE, a file copy) that the first file to ask for that lake builds:
+ * migrations and, for a world, its records. Several files (one per operation) test the same seeded
+ * world; each gets its own copy to change, and the world is written once per run. Templates are
+ * named after the run's database, and dropped with it (testDatabase.ts).
+ */
+async function cloneLake(adminUrl: string, name: string, opts: LakeWorldOptions, asOf: Date | undefined): Promise<void> {
+  const key = opts.world ? JSON.stringify({ ...opts.world, asOf: asOf!.toISOString() }) : 'empty';
+  const runDatabase = process.env.TEST_DATABASE_NAME;
+  if (!runDatabase) throw new Error('TEST_DATABASE_NAME is not set: run tests through jest');
+  const template = `${runDatabase}_tpl_${createHash('sha256').update(key).digest('hex').slice(0, 10)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  admin.on('error', () => undefined);
+  await admin.connect();
+  try {
+    // One builder per template, and one clone at a time: CREATE DATABASE refuses a template that
+    // another session is connected to. Advisory locks are per database; every worker takes this
+    // one in the admin database.
+    await admin.query('select pg_advisory_lock(hashtext($1))', [template]);
+    const exists = await admin.query('select 1 from pg_database where datname = $1', [template]);
+    if (!exists.rowCount) {
+      // Built under another name and renamed when complete, so a failed build leaves no template.
+      const building = `${template}_building`;
+      await admin.query(`drop database if exists ${pg.escapeIdentifier(building)}`);
+      await ensureDatabase(adminUrl, building);
+      const knex = createKnex(databaseUrl(adminUrl, building), 2);
+      try {
+        await migrateLatest(knex);
+        if (opts.world) {
+          const w = createWorld({ ...opts.world, asOf: asOf! });
+          const companies = [...w.companyRecords()] as CompanyRecord[];
+          const persons = [...w.personRecords()].map((p) => stored(p as PersonRecord));
+          for (let i = 0; i < companies.length; i += 500) await writeRecords(knex, 'company', companies.slice(i, i + 500));
+          for (let i = 0; i < persons.length; i += 500) await writeRecords(knex, 'person', persons.slice(i, i + 500));
+        }
+      } finally {
+        await knex.destroy();
+      }
+      await admin.query(`alter database ${pg.escapeIdentifier(building)} rename to ${pg.escapeIdentifier(template)}`);
+    }
+    await admin.query(`create database ${pg.escapeIdentifier(name)} template ${pg.escapeIdentifier(template)}`);
+  } finally {
+    await admin.query('select pg_advisory_unlock(hashtext($1))', [template]).catch(() => undefined);
+    await admin.end();
+  }
+}
+
 export async function createLakeWorld(opts: LakeWorldOptions = {}): Promise<{ world: LakeWorld; close(): Promise<void> }> {
   const adminUrl = process.env.TEST_ADMIN_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_ADMIN_DATABASE_URL is not set: run tests through jest');
   const name = `enrich_world_${Date.now()}_${randomBytes(3).toString('hex')}`;
-  await ensureDatabase(adminUrl, name);
+  const asOf = opts.world ? (opts.world.asOf ?? defaultAsOf()) : undefined;
+  await cloneLake(adminUrl, name, opts, asOf);
   const url = databaseUrl(adminUrl, name);
-  const migrator = createKnex(url, 1);
-  try {
-    await migrateLatest(migrator);
-  } finally {
-    await migrator.destroy();
-  }
   let h: Harness | undefined;
   try {
     h = await createHarness({ databaseUrl: url });
     const persons: PersonRecord[] = [];
     const companies: CompanyRecord[] = [];
     if (opts.world) {
-      const w = createWorld({ ...opts.world, asOf: opts.world.asOf ?? defaultAsOf() });
+      // The same records the template holds: the generator is deterministic.
+      const w = createWorld({ ...opts.world, asOf: asOf! });
       for (const c of w.companyRecords()) companies.push(c as CompanyRecord);
       for (const p of w.personRecords()) persons.push(stored(p as PersonRecord));
-      for (let i = 0; i < companies.length; i += 500) await writeRecords(h.knex, 'company', companies.slice(i, i + 500));
-      for (let i = 0; i < persons.length; i += 500) await writeRecords(h.knex, 'person', persons.slice(i, i + 500));
     }
     const { key } = await h.workspace({ rateLimit: 100_000 });
     const harness = h;

@@ -1,6 +1,7 @@
 /**
- * `npm run test:proxy`: the integration suite with Prism's validating proxy (`prism proxy --errors`)
- * between the tests and the real server, as an independent second validator of the contract.
+ * The integration project (jest.config.js) runs with Prism's validating proxy (`prism proxy --errors`)
+ * between the tests and the real server, as an independent second validator of the contract; the
+ * harness's own validator checks the same responses.
  *
  *   test (supertest) -> tee (per harness, in the test worker) -> Prism -> upstream router -> app
  *
@@ -65,8 +66,7 @@ function listen(server: http.Server): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 }
 
-/** Started once per run by globalSetup in proxy mode. */
-/** Started once per run by globalSetup in proxy mode. */
+/** Started once per run by the integration project's global setup (globalSetupProxy.ts). */
 export async function startProxyRun(): Promise<{ prismUrl: string; upstreamUrl: string; stop(): Promise<void> }> {
   // The app's answer to each exchange, kept for a minute: when Prism does not relay it (it mocks
   // instead of relaying an upstream 501), the tee fetches the real answer from here.
@@ -135,7 +135,7 @@ const bearerInOtherCase = (auth: string | undefined) => /^bearer /i.test(auth ??
 export async function startTee(appPort: number): Promise<{ url: string; close(): Promise<void> }> {
   const prismPort = Number(new URL(process.env.ENRICH_TEST_PRISM_URL ?? 'http://x:0').port);
   const upstreamPort = Number(new URL(process.env.ENRICH_TEST_UPSTREAM_URL ?? 'http://x:0').port);
-  if (!prismPort || !upstreamPort) throw new Error('proxy mode: ENRICH_TEST_PRISM_URL is not set (globalSetup starts Prism when ENRICH_TEST_PROXY=1)');
+  if (!prismPort || !upstreamPort) throw new Error('proxy mode: ENRICH_TEST_PRISM_URL is not set (globalSetupProxy.ts starts Prism for the integration project)');
   const server = http.createServer(async (req, res) => {
     const reply = (a: Answer) => {
       const headers = { ...a.headers };

@@ -43,6 +43,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 
 export async function destroyTestDatabase(db: TestDatabase): Promise<void> {
   await dropDatabase(db.adminUrl, db.name);
+  // The lake templates of the run (lakeWorld.ts), named after its database.
+  const admin = createKnex(db.adminUrl, 1);
+  try {
+    const { rows } = await admin.raw<{ rows: { datname: string }[] }>("select datname from pg_database where starts_with(datname, ?)", [`${db.name}_tpl_`]);
+    for (const { datname } of rows) await dropDatabase(db.adminUrl, datname);
+  } finally {
+    await admin.destroy();
+  }
   if (db.embedded) {
     await db.embedded.stop();
     fs.rmSync(db.embedded.dir, { recursive: true, force: true });

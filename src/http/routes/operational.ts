@@ -5,11 +5,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';
+import { PROJECT_ROOT } from '../../paths';
 import { AppError } from '../../domain/errors';
 import type { Metrics } from '../metrics';
 import type { RequestState } from '../state';
 
-const GENERATED = path.resolve(__dirname, '../../../generated');
+const GENERATED = path.join(PROJECT_ROOT, 'generated');
 /** Built by `npm run docs` (scripts/build-docs.ts); not committed. */
 export const DOCS_HTML = path.join(GENERATED, 'docs.html');
 

@@ -1,14 +1,14 @@
 /**
- * The operator CLI as a user runs it: `node bin/enrich.js ...` in a child process against the run's
- * database (DATABASE_URL), and the effect checked over HTTP on a server sharing that database.
+ * The operator commands (workspaces, keys, licenses), run in-process against the run's database
+ * (DATABASE_URL), and their effect checked over HTTP on a server sharing that database. The process
+ * itself (bin, exit codes, startup) is tested in process.test.ts.
  */
 import { enrich, enrichJson } from '../../helpers/cli';
 import { useHarness } from '../../helpers/harness';
 
-/** Operator changes reach running servers through NOTIFY; allow it a moment to arrive. */
-const settle = () => new Promise((r) => setTimeout(r, 300));
-
 const h = useHarness();
+/** Operator changes reach running servers through NOTIFY: wait until the server has applied them. */
+const settle = () => h.authChangesApplied();
 
 describe('enrich CLI', () => {
   it('migrate reports an up-to-date schema', async () => {

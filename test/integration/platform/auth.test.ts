@@ -28,7 +28,7 @@ describe('API key verification', () => {
     await h.get('/api/v1/account', b.key);
     await setLicense(h.knex, { workspaceId: b.workspaceId, status: 'inactive' });
     await h.memberKey(b.workspaceId, 'newcomer', 5);
-    await new Promise((r) => setTimeout(r, 300));
+    await h.authChangesApplied();
     const warm = await queriesDuring(() => h.get('/api/v1/account', a.key));
     expect(warm.filter((sql) => sql.includes('api_keys'))).toHaveLength(0);
     // The change reached b's cached key: its license now reads inactive (GET /account answers 200 and shows it).
@@ -48,7 +48,7 @@ describe('API key verification', () => {
     const { key } = await h.workspace();
     expect((await h.get('/api/v1/account', key)).status).toBe(200);
     await revokeKey(h.knex, key.slice(0, 14));
-    await new Promise((r) => setTimeout(r, 300));
+    await h.authChangesApplied();
     expect((await h.get('/api/v1/account', key)).status).toBe(401);
   });
 

@@ -68,8 +68,8 @@ describe('rate limit, in-memory store', () => {
     const { workspaceId, key } = await h.workspace({ rateLimit: 100 });
     await burst(h, key, 3);
     await setRateLimit(h.knex, workspaceId, 4);
-    // The LISTEN/NOTIFY invalidation is asynchronous; give it a moment to arrive.
-    await new Promise((r) => setTimeout(r, 300));
+    // The LISTEN/NOTIFY invalidation is asynchronous: wait until the app has applied it.
+    await h.authChangesApplied();
     expect(statuses(await burst(h, key, 3))).toEqual({ ok: 1, limited: 2 });
   });
 });

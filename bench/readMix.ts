@@ -1,0 +1,302 @@
+/**
+ * The read mix of issue 4 (search, relationships, bulk) and its EXPLAIN gate, shared by
+ * `npm run bench:read` (on the 1,000,000-person lake) and test/integration/lake/explainGate.test.ts
+ * (on a small seeded world, with sequential scans disabled), so both judge the same statements.
+ *
+ * - pickParameters: the mix's parameters, picked from whatever lake it runs on by deterministic
+ *   queries (the largest company, a person working there, the most common school, ...).
+ * - readMix: the requests.
+ * - explainMix: sends each request once, captures every statement the app issues for it (knex's
+ *   query events, plus the named prepared statements that go to pg directly), EXPLAINs each one
+ *   that reads a lake table with its own bindings, and reports any `Seq Scan` on persons.
+ */
+import pg from 'pg';
+import type { Knex } from '../src/db/knex';
+
+const API = '/api/v1';
+
+export type Group = 'search' | 'relationship' | 'bulk-enrich 100' | 'bulk 500';
+
+export interface Entry {
+  name: string;
+  group: Group;
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+}
+
+export interface Parameters {
+  company: { company_id: string; name: string; employees: number };
+  subject: { id: string; username: string; full_name: string; seniority: string; industry: string; country: string };
+  school: { name: string; alumni: number };
+  fullText: string;
+  industries: string[];
+  mixed: Record<string, string>[];
+  ids: string[];
+}
+
+export async function pickParameters(knex: Knex): Promise<Parameters> {
+  const rows = async <T>(sql: string, bindings: Knex.RawBinding[] = []) =>
+    (await knex.raw<{ rows: T[] }>(sql, bindings)).rows;
+  /**
+   * A repeatable 1% sample of persons on a large lake; on a small one (where 1% of the pages may hold
+   * fewer rows than wanted) the first persons by id. Deterministic either way.
+   */
+  const sample = async <T>(columns: string, seed: number, limit: number) => {
+    const sampled = await rows<T>(`select ${columns} from persons tablesample system (1) repeatable (${seed}) order by id limit ${limit}`);
+    return sampled.length >= limit ? sampled : rows<T>(`select ${columns} from persons order by id limit ${limit}`);
+  };
+  const [largest] = await rows<{ company_id: string; employees: number }>(
+    `select current_company_id::text as company_id, count(*)::int as employees from persons
+     where current_company_id is not null group by current_company_id order by 2 desc, 1 limit 1`,
+  );
+  const [company] = await rows<{ name: string }>('select name from companies where company_id = ?', [largest.company_id]);
+  const [subject] = await rows<Parameters['subject']>(
+    `select id, username, full_name, seniority, current_company_industry as industry, geo_country_code as country
+     from persons where current_company_id = ? and seniority is not null and current_company_industry is not null
+       and geo_country_code is not null order by id limit 1`,
+    [largest.company_id],
+  );
+  const [school] = await rows<{ name: string; alumni: number }>(
+    `select min(school_name) as name, count(*)::int as alumni from person_educations
+     group by lower(school_name) order by 2 desc, 1 limit 1`,
+  );
+  const [named] = await sample<{ first: string; last: string }>(`record->>'first_name' as first, record->>'last_name' as last`, 3, 1);
+  const industries = await rows<{ industry: string }>(
+    `select current_company_industry as industry from persons where current_company_industry is not null
+     group by 1 order by count(*) desc, 1 limit 2`,
+  );
+  const sampled = await sample<{ id: string; username: string; network_url: string }>(`id, username, record->>'network_url' as network_url`, 5, 96);
+  // Every third item by each identifier, and four that are not in the lake (one per kind, plus a
+  // second unknown username): the 404 path of a bulk request is part of the mix.
+  const mixed = sampled.map(
+    (p, i): Record<string, string> =>
+      i % 3 === 0 ? { network_url: p.network_url } : i % 3 === 1 ? { username: p.username } : { id: p.id },
+  );
+  mixed.splice(10, 0, { username: 'bench-nobody-0000' });
+  mixed.splice(35, 0, { id: '00000000-0000-4000-8000-000000000000' });
+  mixed.splice(60, 0, { network_url: 'https://www.linkedin.com/in/bench-nobody-0001' });
+  mixed.splice(85, 0, { username: 'bench-nobody-0002' });
+  const ids = (await sample<{ id: string }>('id', 9, 500)).map((r) => r.id);
+  return {
+    company: { company_id: largest.company_id, name: company?.name ?? '?', employees: largest.employees },
+    subject,
+    school,
+    fullText: `${named.first} ${named.last}`,
+    industries: industries.map((r) => r.industry),
+    mixed,
+    ids,
+  };
+}
+
+export function readMix(p: Parameters): Entry[] {
+  const search = (name: string, body: object): Entry => ({
+    name: `search: ${name}`,
+    group: 'search',
+    method: 'POST',
+    path: `${API}/people/search`,
+    body,
+  });
+  const get = (name: string, path: string, query: Record<string, string | number>): Entry => ({
+    name,
+    group: 'relationship',
+    method: 'GET',
+    path: `${API}${path}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`,
+  });
+  const company_id = p.company.company_id;
+  return [
+    search('title + location', { title: 'Engineer Developer', location: ['US', 'GB'] }),
+    search('industry + seniority', { industry: p.industries, seniority: ['director', 'vp'] }),
+    search('full-text query', { query: p.fullText }),
+    search('company_id', { company_id }),
+    search('deep page 1000', { location: 'US', page: 1000, per_page: 100 }),
+    get('colleagues', '/person/colleagues', { username: p.subject.username }),
+    get('similar', '/person/similar', { username: p.subject.username }),
+    get('job-changes 3 months', '/person/job-changes', { within_months: 3 }),
+    get('job-changes from company', '/person/job-changes', { within_months: 3, previous_company_id: company_id }),
+    get('alumni', '/institution/alumni', { school: p.school.name }),
+    get('current-employees', '/company/current-employees', { company_id }),
+    get('past-employees', '/company/past-employees', { company_id }),
+    get('headcount-by-seniority', '/company/headcount-by-seniority', { company_id }),
+    get('hiring-signals 6 months', '/company/hiring-signals', { company_id, within_months: 6 }),
+    get('decision-makers', '/company/decision-makers', { company_id }),
+    {
+      name: 'bulk-enrich 100 mixed',
+      group: 'bulk-enrich 100',
+      method: 'POST',
+      path: `${API}/people/bulk-enrich`,
+      body: { profiles: p.mixed },
+    },
+    { name: 'bulk 500 ids', group: 'bulk 500', method: 'POST', path: `${API}/people/bulk`, body: { ids: p.ids } },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// EXPLAIN gate
+
+export interface Statement {
+  sql: string;
+  bindings: unknown[];
+  via: string;
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  Plans?: PlanNode[];
+}
+
+export interface Checked {
+  entry: Entry;
+  status: number;
+  summary: string;
+  /** Statements on lake tables that were explained. */
+  explained: number;
+  /** Statements on lake tables that EXPLAIN refused (not judged), with the reason. */
+  unexplained: string[];
+  seqScans: { statement: Statement; plan: string }[];
+}
+
+const LAKE_TABLES = /\b(persons|person_positions|person_educations|companies)\b/i;
+
+function planNodes(node: PlanNode, out: PlanNode[] = []): PlanNode[] {
+  out.push(node);
+  for (const child of node.Plans ?? []) planNodes(child, out);
+  return out;
+}
+
+/** An index scan without an Index Cond reads the whole index (bounded only by a Limit above it, if any). */
+function wholeIndex(n: PlanNode): boolean {
+  return /Index/.test(n['Node Type']) && !!n['Index Name'] && !n['Index Cond'];
+}
+
+function describeNode(n: PlanNode): string {
+  return `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}${wholeIndex(n) ? ' (whole index)' : ''}${n['Actual Rows'] !== undefined ? ` [${Math.round(n['Actual Rows'] * (n['Actual Loops'] ?? 1))} rows]` : ''}`;
+}
+
+/** A few figures of a response body, to show each entry answers something real. */
+function summarize(status: number, body: unknown): string {
+  if (!body || typeof body !== 'object') return `${status}`;
+  const b = body as Record<string, unknown>;
+  if (status !== 200) {
+    return `${status} ${typeof b.code === 'string' ? b.code : ''} ${typeof b.error === 'string' ? b.error : ''}`.trim();
+  }
+  const parts: string[] = [`${status}`];
+  for (const k of ['total', 'matched', 'unmatched', 'failed']) if (typeof b[k] === 'number') parts.push(`${k} ${b[k]}`);
+  if (Array.isArray(b.results)) parts.push(`${b.results.length} results`);
+  const data = b.data as Record<string, unknown> | undefined;
+  if (data && typeof data === 'object') parts.push(`data ${JSON.stringify(data).slice(0, 120)}`);
+  return parts.join(', ');
+}
+
+export function short(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+/**
+ * Records every statement the app sends while `fn` runs: knex's query events, and the named
+ * (prepared) statements that preparedQuery in src/db/knex.ts sends to pg directly. The app answers
+ * only after its handler's queries have completed, so the statements of a request are all seen
+ * by the time its response has arrived.
+ */
+export async function captureStatements(knex: Knex, fn: () => Promise<void>): Promise<Statement[]> {
+  const captured: Statement[] = [];
+  const onQuery = (q: { sql: string; bindings?: unknown[] }) => captured.push({ sql: q.sql, bindings: q.bindings ?? [], via: 'knex' });
+  const clientProto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const originalQuery = clientProto.query;
+  clientProto.query = function (this: unknown, ...args: unknown[]) {
+    const config = args[0] as { name?: string; text?: string; values?: unknown[] } | undefined;
+    if (config && typeof config === 'object' && config.name && config.text) {
+      captured.push({ sql: config.text, bindings: config.values ?? [], via: `prepared statement ${config.name}` });
+    }
+    return originalQuery.apply(this, args);
+  };
+  knex.on('query', onQuery);
+  try {
+    await fn();
+  } finally {
+    knex.off('query', onQuery);
+    clientProto.query = originalQuery;
+  }
+  return captured;
+}
+
+export interface Verdict {
+  /** FAIL: a Seq Scan on persons; note: a Seq Scan of another table, or a whole index of persons without a Limit. */
+  verdict: 'FAIL' | 'note' | 'ok';
+  nodes: string;
+  took: string;
+}
+
+/** EXPLAINs one statement on `explainer` (EXPLAIN ANALYZE runs it: reads only) and judges its plan. */
+export async function explainStatement(explainer: pg.Client, statement: Statement, analyze = false): Promise<Verdict> {
+  const run = analyze && /^\s*(select|with)\b/i.test(statement.sql) && !/\b(insert|update|delete)\b/i.test(statement.sql);
+  const explained = await explainer.query(`explain (${run ? 'analyze, ' : ''}format json) ${statement.sql}`, statement.bindings);
+  const explainedPlan = (explained.rows[0]['QUERY PLAN'] as { Plan: PlanNode; 'Execution Time'?: number }[])[0];
+  const root = explainedPlan.Plan;
+  const nodes = planNodes(root);
+  const personsScan = nodes.some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'persons');
+  const otherScans = nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] !== 'persons');
+  const wholePersons = nodes.some((n) => n['Relation Name'] === 'persons' && wholeIndex(n)) && root['Node Type'] !== 'Limit';
+  return {
+    verdict: personsScan ? 'FAIL' : otherScans.length || wholePersons ? 'note' : 'ok',
+    nodes: nodes.map(describeNode).join(' > '),
+    took: explainedPlan['Execution Time'] === undefined ? '' : ` (${explainedPlan['Execution Time'].toFixed(1)} ms)`,
+  };
+}
+
+export interface ExplainOptions {
+  /** The app's knex: its query events show the statements of each request. */
+  knex: Knex;
+  /** A connection of the gate's own on the same database, for the EXPLAINs. */
+  explainer: pg.Client;
+  entries: Entry[];
+  /** Sends one request of the mix to the app. */
+  send(entry: Entry): Promise<{ status: number; body: unknown }>;
+  analyze?: boolean;
+  log?: (text: string) => void;
+}
+
+export async function explainMix(opts: ExplainOptions): Promise<Checked[]> {
+  const log = opts.log ?? (() => undefined);
+  const results: Checked[] = [];
+  for (const entry of opts.entries) {
+    let res: { status: number; body: unknown } | undefined;
+    const statements = await captureStatements(opts.knex, async () => {
+      res = await opts.send(entry);
+    });
+    const checked: Checked = { entry, status: res!.status, summary: summarize(res!.status, res!.body), explained: 0, unexplained: [], seqScans: [] };
+    results.push(checked);
+    log(`EXPLAIN ${entry.name}: ${checked.summary}\n`);
+    const seen = new Set<string>();
+    for (const statement of statements) {
+      if (!LAKE_TABLES.test(statement.sql)) continue;
+      const id = `${statement.sql}\0${JSON.stringify(statement.bindings)}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      let verdict: Verdict;
+      try {
+        verdict = await explainStatement(opts.explainer, statement, opts.analyze);
+      } catch (err) {
+        checked.unexplained.push(`${short(statement.sql, 110)}: ${(err as Error).message}`);
+        log(`  ???  ${short(statement.sql, 110)}\n       could not be explained: ${(err as Error).message}\n`);
+        continue;
+      }
+      checked.explained++;
+      log(
+        `  ${verdict.verdict.padEnd(4)} ${short(statement.sql, 110)}${verdict.took}\n       ${verdict.nodes}${statement.via === 'knex' ? '' : ` [${statement.via}]`}\n`,
+      );
+      if (verdict.verdict === 'FAIL') {
+        const textPlan = await opts.explainer.query(`explain ${statement.sql}`, statement.bindings);
+        checked.seqScans.push({ statement, plan: textPlan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n') });
+      }
+    }
+    if (!seen.size) log('  (no statement on a lake table was seen)\n');
+  }
+  return results;
+}

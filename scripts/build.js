@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * `npm run build`: compiles src/ into dist/ (tsconfig.build.json; incremental, so an unchanged tree
+ * takes a second or two), removes what src/ no longer has, and then writes dist/.built, the time bin/enrich.js compares with src/ to
+ * decide whether dist/ is current. Plain JavaScript so it runs before anything is compiled.
+ *
+ * `--if-possible` (the `prepare` script, run by `npm ci` and `npm install`): an install without
+ * dev dependencies has no TypeScript; it then skips the build and `enrich` runs from the sources.
+ */
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+let tsc;
+try {
+  tsc = require.resolve('typescript/bin/tsc', { paths: [root] });
+} catch {
+  if (process.argv.includes('--if-possible')) {
+    process.stdout.write('build: TypeScript is not installed (no dev dependencies); dist/ not built, `enrich` will run from src/ through tsx\n');
+    process.exit(0);
+  }
+  process.stderr.write('build: TypeScript is not installed; run `npm ci` first\n');
+  process.exit(1);
+}
+const run = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+if (run.status !== 0) process.exit(run.status ?? 1);
+
+// tsc never deletes what it emitted for a source that has since been moved or removed: do it, so
+// dist/ holds nothing that src/ no longer has.
+function prune(dir, sources) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    const source = path.join(sources, entry.name);
+    if (entry.isDirectory()) {
+      if (fs.existsSync(source)) prune(full, source);
+      else fs.rmSync(full, { recursive: true, force: true });
+    } else if (entry.name.endsWith('.js') && !fs.existsSync(source.replace(/\.js$/, '.ts'))) {
+      fs.rmSync(full);
+    }
+  }
+}
+prune(path.join(root, 'dist', 'src'), path.join(root, 'src'));
+fs.writeFileSync(path.join(root, 'dist', '.built'), `${new Date().toISOString()}\n`);

@@ -1,0 +1,127 @@
+/**
+ * GET /company/hiring-signals (listHiringSignals) on a seeded world and on hand-made records;
+ * expectations computed in plain JS from the contract's semantics (test/helpers/companyStaff.ts).
+ */
+import { suppress } from '../../../src/domain/lake/suppression';
+import { companyRecord } from '../../helpers/lakeRecords';
+import {
+  STAFF_WORLD, badStaffQueries, bySize, handMadeStaff, hiringOf, ids, joinedJson, listAll, personsById, withdrawnStaff, type Res,
+} from '../../helpers/companyStaff';
+import { byId, personHit, useLakeWorld } from '../../helpers/lakeWorld';
+
+const OP = 'hiring-signals';
+
+describe('GET /company/hiring-signals on a seeded world', () => {
+  const lw = useLakeWorld({ world: STAFF_WORLD });
+  const get = (p: string) => lw.h.get(p, lw.key) as unknown as Promise<Res>;
+
+  it('current employees who started within the window (default 3), newest first, with joined', async () => {
+    let seen = 0;
+    for (const cid of bySize(lw).slice(0, 8)) {
+      const want = hiringOf(lw, cid);
+      seen += want.length;
+      const got = await listAll(lw, `/api/v1/company/hiring-signals?company_id=${cid}`);
+      expect(got.total).toBe(want.length);
+      expect(got.ids).toEqual(want.map((p) => p.id));
+      const k = personsById(lw);
+      for (const hit of got.hits) {
+        const p = k.get(hit.id as string)!;
+        expect(hit).toEqual({ ...personHit(p), joined: joinedJson(p) });
+      }
+    }
+    expect(seen).toBeGreaterThan(5);
+  });
+
+  it.each([1, 6, 12, 24])('within_months=%i', async (within) => {
+    const cid = bySize(lw)[0]!;
+    const want = hiringOf(lw, cid, within);
+    const got = await listAll(lw, `/api/v1/company/hiring-signals?company_id=${cid}&within_months=${within}`);
+    expect(got.total).toBe(want.length);
+    expect(got.ids).toEqual(want.map((p) => p.id));
+  });
+
+  describe('validation, 404 and 451', () => {
+    it('400 for a missing or malformed company_id, bad paging and a window out of range', async () => {
+      for (const q of badStaffQueries(OP, lw.companies[0]!.company_id)) {
+        const res = await get(`/api/v1/company/${OP}?${q}`);
+        expect([q, res.status]).toEqual([q, 400]);
+        expect(res.body.code).toBe('VALIDATION_ERROR');
+      }
+    });
+
+    it('404 NOT_FOUND for a company the lake does not hold', async () => {
+      const res = await get(`/api/v1/company/${OP}?company_id=999999999999`);
+      expect(res.status).toBe(404);
+      expect(res.body.code).toBe('NOT_FOUND');
+    });
+  });
+
+  describe('withdrawn records (run last: they change the world)', () => {
+    it('withdrawn people disappear from the list and its total', async () => {
+      const { cid, gone } = withdrawnStaff(lw);
+      for (const p of new Set(gone)) {
+        await suppress(lw.h.knex, 'person', { by: 'id', value: p.id });
+        lw.forget(p.id);
+      }
+      expect((await listAll(lw, `/api/v1/company/hiring-signals?company_id=${cid}&within_months=24`)).ids).toEqual(hiringOf(lw, cid, 24).map((p) => p.id));
+    });
+
+    it('451 DATA_SUBJECT_BLOCKED once the company is withdrawn (its people stay)', async () => {
+      const company = lw.companies[lw.companies.length - 1]!;
+      await suppress(lw.h.knex, 'company', { by: 'company_id', value: company.company_id });
+      for (const cid of [company.company_id, `0${company.company_id}`]) {
+        const res = await get(`/api/v1/company/${OP}?company_id=${cid}`);
+        expect([OP, cid, res.status]).toEqual([OP, cid, 451]);
+        expect(res.body.code).toBe('DATA_SUBJECT_BLOCKED');
+      }
+    });
+  });
+});
+
+describe('GET /company/hiring-signals: edge semantics on hand-made records', () => {
+  const lw = useLakeWorld();
+  const get = (p: string) => lw.h.get(p, lw.key) as unknown as Promise<Res>;
+  const s = handMadeStaff();
+  beforeAll(async () => {
+    await lw.addCompanies(s.acme, s.empty);
+    await lw.addPersons(...s.people);
+  });
+
+  it('started within the window, newest first, ties by id', async () => {
+    const res = await get('/api/v1/company/hiring-signals?company_id=4242&per_page=100');
+    const thisMonth = [s.dir, s.padded].sort(byId).map((p) => p.id);
+    expect(ids(res)).toEqual([...thisMonth, s.boomerang.id, s.mgr.id]);
+    expect(ids(res)).toEqual(hiringOf(lw, '4242').map((p) => p.id));
+    const hit = res.body.results.find((r) => r.id === s.boomerang.id)!;
+    expect(hit.joined).toEqual({ title: 'Returner', start_year: s.ym(s.cm - 1).startYear, start_month: s.ym(s.cm - 1).startMonth });
+    expect(ids(await get('/api/v1/company/hiring-signals?company_id=4242&within_months=1')).sort()).toEqual(thisMonth.slice().sort());
+    expect(ids(await get('/api/v1/company/hiring-signals?company_id=4242&within_months=4&per_page=100'))).toEqual([...thisMonth, s.boomerang.id, s.mgr.id, s.ic.id]);
+  });
+
+  it('a known company with nobody: 200, empty', async () => {
+    const res = await get('/api/v1/company/hiring-signals?company_id=5151');
+    expect(res.status).toBe(200);
+    expect(res.body.total).toBe(0);
+    expect(res.body.results).toEqual([]);
+  });
+
+  describe('a start without a month (0 in the record)', () => {
+    const yearOnly = s.mk([s.cur('4242', s.cm, 'Analyst', { startYear: s.now.getUTCFullYear(), startMonth: 0 })], { full_name: 'Yara Year' });
+    const lw2 = useLakeWorld();
+    beforeAll(async () => {
+      await lw2.addCompanies(companyRecord({ company_id: '4242', name: 'Acme' }));
+      await lw2.addPersons(yearOnly);
+    });
+
+    it('counts as January of the start year, and joined.start_month is null', async () => {
+      const month = s.now.getUTCMonth();
+      const wide = (await lw2.h.get(`/api/v1/company/hiring-signals?company_id=4242&within_months=${month + 1}`, lw2.key)) as unknown as Res;
+      expect(ids(wide)).toEqual([yearOnly.id]);
+      expect(wide.body.results[0]!.joined).toEqual({ title: 'Analyst', start_year: s.now.getUTCFullYear(), start_month: null });
+      if (month >= 1) {
+        const narrow = (await lw2.h.get(`/api/v1/company/hiring-signals?company_id=4242&within_months=${month}`, lw2.key)) as unknown as Res;
+        expect(ids(narrow)).toEqual([]);
+      }
+    });
+  });
+});
