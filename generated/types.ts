@@ -783,9 +783,6 @@ export interface paths {
          *     broken by `id`. Deleted monitors are not listed. Webhook secrets are never included.
          *
          *     Takes no parameters; an unknown query parameter is a 400.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         get: operations["listMonitors"];
         put?: never;
@@ -798,18 +795,21 @@ export interface paths {
          *     **Rules.**
          *     - `subject_url` must be a person profile URL for `type: person` and a company page URL for
          *       `type: company`; the subject does not have to be indexed yet.
-         *     - `webhook_url` must be HTTPS and must not point to a private or internal address (localhost,
-         *       loopback, link-local, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, IPv6 unique local, or a host
-         *       name resolving to one of these). Otherwise 400 `VALIDATION_ERROR`, with a message saying why.
+         *     - `webhook_url` must be HTTPS, without a user name or password, and must not point to a private
+         *       or internal address: loopback, RFC 1918, link-local (169.254.169.254 included), carrier-grade
+         *       NAT 100.64.0.0/10, 0.0.0.0/8, broadcast, multicast, documentation and benchmarking ranges,
+         *       IPv6 loopback, link-local, unique local, NAT64 `64:ff9b::/96`, 6to4 `2002::/16` and Teredo,
+         *       IPv4-mapped IPv6 forms of any of these, and other encodings of an IPv4 address (`0x7f000001`,
+         *       `2130706433`, `0177.0.0.1`, `127.1`). A host name is resolved and refused when any of its
+         *       addresses is one of these, or when it does not resolve. Each refusal is 400
+         *       `VALIDATION_ERROR` with a message saying why. The address actually dialled is checked again
+         *       at every delivery.
          *     - `events` must all belong to `type`; when omitted, every event of the type is subscribed.
          *     - A workspace holds at most 1000 monitors: the 1001st is 409 `MONITOR_LIMIT_REACHED`.
          *     - A subject withdrawn under a privacy request cannot be monitored: 451 `DATA_SUBJECT_BLOCKED`.
          *
          *     The new monitor is `active`. Its webhook secret (`whsec_…`) is shown once in the dashboard and is
          *     never returned by the API, in this response or any other: save it when it is shown.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         post: operations["createMonitor"];
         /**
@@ -820,9 +820,6 @@ export interface paths {
          *
          *     A monitor that does not exist, was already deleted, or belongs to another workspace is 404
          *     `NOT_FOUND` (existence is never revealed across workspaces). A malformed `id` is 400.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         delete: operations["deleteMonitor"];
         options?: never;
@@ -842,9 +839,6 @@ export interface paths {
          * @description Returns one monitor of the workspace. A monitor that does not exist, was deleted, or belongs to
          *     another workspace is 404 `NOT_FOUND`. A malformed `id` is 400. The webhook secret is never
          *     included.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         get: operations["getMonitor"];
         put?: never;
@@ -854,9 +848,6 @@ export interface paths {
          * @description Deletes a monitor, with its ID in the path. Same behaviour as `DELETE /monitors?id=`: the monitor
          *     stops receiving events at once and is no longer listed; an unknown, already deleted or foreign
          *     monitor is 404 `NOT_FOUND`; a malformed `id` is 400.
-         *
-         *     **Availability.** Not served by this release: the server answers 501 `NOT_IMPLEMENTED` (after the
-         *     authentication, license, rate-limit and validation checks) until a later release implements it.
          */
         delete: operations["deleteMonitorById"];
         options?: never;
@@ -2280,7 +2271,7 @@ export interface components {
             subject_url: string;
             /**
              * Format: uri
-             * @description HTTPS URL that receives change events. It must not point to a private or internal address (localhost, loopback, link-local, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, IPv6 unique local, or a host name resolving to one of these); such a URL is a 400 `VALIDATION_ERROR` whose message says why. The check is repeated at every delivery.
+             * @description HTTPS URL that receives change events, without a user name or password. It must not point to a private or internal address (loopback, RFC 1918, link-local, carrier-grade NAT, 0.0.0.0/8, broadcast, multicast, documentation and benchmarking ranges, IPv6 loopback, link-local, unique local, NAT64, 6to4, Teredo, IPv4-mapped IPv6, alternative IPv4 encodings, or a host name resolving to any of these or not resolving at all); such a URL is a 400 `VALIDATION_ERROR` whose message says why. The check is repeated on the address dialled at every delivery.
              */
             webhook_url: string;
             /** @description Optional human-readable label. */
@@ -2639,18 +2630,6 @@ export interface components {
                  * @example 5
                  */
                 "Retry-After"?: number;
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorResponse"];
-            };
-        };
-        /** @description The operation is described by the contract but not served by this release yet (`NOT_IMPLEMENTED`). Operations leave this state one by one as releases implement them. */
-        NotImplemented: {
-            headers: {
-                "x-request-id": components["headers"]["XRequestId"];
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -3855,7 +3834,6 @@ export interface operations {
             402: components["responses"]["LicenseInactive"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3895,7 +3873,6 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3933,7 +3910,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3971,7 +3947,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4009,7 +3984,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

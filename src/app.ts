@@ -16,6 +16,8 @@ import { NoLiveSource, type LiveSource } from './domain/live/source';
 import { RateLimits } from './domain/ratelimit/rateLimits';
 import { createContract } from './http/contract';
 import { operationHandlers, registrations } from './http/handlers';
+import { loadServerKeys } from './domain/webhooks/secrets';
+import { systemResolver, type ResolveHost } from './domain/webhooks/ssrf';
 import { authenticate } from './http/middleware/authenticate';
 import { jsonBody } from './http/middleware/body';
 import { dispatch } from './http/middleware/dispatch';
@@ -36,6 +38,8 @@ export interface AppDeps {
   databaseUrl?: string;
   /** The live source of the realtime operations; omitted = none (they answer 503). */
   liveSource?: LiveSource;
+  /** Host-name resolver of the webhook URL checks; omitted = the system resolver. */
+  resolveHost?: ResolveHost;
   /** Shared with the in-process refresh worker so /metrics shows its figures too. */
   metrics?: Metrics;
 }
@@ -82,7 +86,17 @@ export async function createApp(deps: AppDeps): Promise<App> {
     lockWaitMs: config.live.timeoutMs * 2 + 1000,
     onUnavailable: (reason: string, kind: string) => logger.warn({ reason, kind, source: live.source.name }, 'realtime: live source unavailable (503)'),
   };
-  const handlers = operationHandlers({ knex, config, live, rateLimitStore: () => rateLimits.storeState() });
+  if (config.webhooks.allowLoopback) {
+    logger.warn('WEBHOOKS_ALLOW_LOOPBACK is on: monitors may deliver to loopback receivers. Development only; never in production.');
+  }
+  const monitors = {
+    db: knex,
+    keys: loadServerKeys({ key: config.webhooks.secretKey, previous: config.webhooks.previousSecretKeys, dataDir: config.dataDir }),
+    resolveHost: deps.resolveHost ?? systemResolver,
+    ssrf: { allowLoopback: config.webhooks.allowLoopback },
+    maxPerWorkspace: config.webhooks.maxMonitorsPerWorkspace,
+  };
+  const handlers = operationHandlers({ knex, config, live, monitors, rateLimitStore: () => rateLimits.storeState() });
   const api = await createContract(registrations(handlers));
 
   // Behind N trusted proxies the client address is the one the outermost of them saw: the N-th

@@ -48,6 +48,7 @@ export interface Config {
   live: LiveConfig;
   simulator: SimulatorConfig;
   refresh: RefreshConfig;
+  webhooks: WebhooksConfig;
 }
 
 /** The live source (realtime operations and the refresh). */
@@ -99,6 +100,18 @@ export interface RefreshConfig {
   idleMs: number;
   /** Seconds between progress lines in the log. */
   progressSeconds: number;
+}
+
+/** Monitors and webhook delivery (issue 13). */
+export interface WebhooksConfig {
+  /** WEBHOOK_SECRET_KEY: base64 of 32 bytes; unset = generated into the data directory. */
+  secretKey: string | undefined;
+  /** WEBHOOK_SECRET_KEYS_PREVIOUS: older server keys that still decrypt (rotation). */
+  previousSecretKeys: string[];
+  /** WEBHOOKS_ALLOW_LOOPBACK: development only; loopback receivers allowed (logged loudly). */
+  allowLoopback: boolean;
+  /** Monitors per workspace. */
+  maxMonitorsPerWorkspace: number;
 }
 
 export class ConfigError extends Error {}
@@ -241,6 +254,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { demo?: 
       leaseSeconds: int(env, 'REFRESH_LEASE_SECONDS', 60, 1, 86_400),
       idleMs: int(env, 'REFRESH_IDLE_MS', 5000, 10, 3_600_000),
       progressSeconds: int(env, 'REFRESH_PROGRESS_SECONDS', 30, 1, 86_400),
+    },
+    webhooks: {
+      secretKey: env.WEBHOOK_SECRET_KEY || undefined,
+      previousSecretKeys: (env.WEBHOOK_SECRET_KEYS_PREVIOUS || '').split(',').map((k) => k.trim()).filter(Boolean),
+      allowLoopback: env.WEBHOOKS_ALLOW_LOOPBACK === '1' || env.WEBHOOKS_ALLOW_LOOPBACK === 'true',
+      maxMonitorsPerWorkspace: 1000,
     },
   };
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {

@@ -14,6 +14,7 @@ import { CliExit, duration, isoDate, positiveInt, print, withDatabase, type CliI
 import { registerLakeCommands } from './lakeCommands';
 import { load } from './lazy';
 import { registerLiveCommands } from './liveCommands';
+import { registerMonitorCommands } from './monitorCommands';
 
 /** Thrown (instead of exiting) once commander has printed its own help or error message. */
 class CommanderExit extends Error {
@@ -206,6 +207,7 @@ export function buildCli(io: CliIo): Command {
 
   registerLakeCommands(program, io);
   registerLiveCommands(program, io);
+  registerMonitorCommands(program, io);
   return program;
 }
 

@@ -9,6 +9,7 @@ import type Redis from 'ioredis';
 import supertest from 'supertest';
 import { createApp, type App } from '../../src/app';
 import type { LiveSource } from '../../src/domain/live/source';
+import type { ResolveHost } from '../../src/domain/webhooks/ssrf';
 import { loadConfig, type Config } from '../../src/config';
 import { createKnex, type Knex } from '../../src/db/knex';
 import { createKey, createWorkspace, revokeKey } from '../../src/domain/workspaces/admin';
@@ -48,7 +49,7 @@ export function testDatabaseUrl(): string {
 }
 
 export async function createHarness(
-  opts: { config?: Partial<Config>; redis?: Redis; databaseUrl?: string; liveSource?: LiveSource } = {},
+  opts: { config?: Partial<Config>; redis?: Redis; databaseUrl?: string; liveSource?: LiveSource; resolveHost?: ResolveHost } = {},
 ): Promise<Harness> {
   // Test files send many deliberately bad keys from one address; the failed-authentication budget
   // has its own test (platform/keyGuessing.test.ts).
@@ -62,6 +63,7 @@ export async function createHarness(
     redis: opts.redis,
     databaseUrl: dbUrl,
     liveSource: opts.liveSource,
+    resolveHost: opts.resolveHost,
   });
   // In proxy mode (the integration project) requests go through Prism's validating proxy to the app
   // listening on loopback (see prismProxy.ts); otherwise straight to app.callback().
@@ -132,11 +134,13 @@ export type SharedHarness = Harness & {
  * optionally with one workspace of the given rate limit. The returned object forwards to the
  * harness once beforeAll has run.
  */
-export function useHarness(opts: { config?: Partial<Config>; redis?: Redis; workspaceRateLimit?: number } = {}): SharedHarness {
+export function useHarness(
+  opts: { config?: Partial<Config>; redis?: Redis; workspaceRateLimit?: number; resolveHost?: ResolveHost } = {},
+): SharedHarness {
   let harness: Harness | undefined;
   let key: string | undefined;
   beforeAll(async () => {
-    harness = await createHarness({ config: opts.config, redis: opts.redis });
+    harness = await createHarness({ config: opts.config, redis: opts.redis, resolveHost: opts.resolveHost });
     if (opts.workspaceRateLimit !== undefined) key = (await harness.workspace({ rateLimit: opts.workspaceRateLimit })).key;
   });
   afterAll(() => harness?.close());

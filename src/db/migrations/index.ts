@@ -9,6 +9,7 @@ import * as lake from './20261121000300_lake';
 import * as search from './20261121000400_search';
 import * as lakeRules from './20261122000100_lake_rules';
 import * as live from './20261122001000_live';
+import * as monitors from './20261123000100_monitors';
 import * as apiKeyExpiry from './20261201000100_api_key_expiry';
 import * as identifierNormalization from './20261201000200_identifier_normalization';
 
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '20261121000400_search': search,
   '20261122000100_lake_rules': lakeRules,
   '20261122001000_live': live,
+  '20261123000100_monitors': monitors,
   '20261201000100_api_key_expiry': apiKeyExpiry,
   '20261201000200_identifier_normalization': identifierNormalization,
 };

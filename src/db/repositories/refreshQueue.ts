@@ -131,3 +131,16 @@ export async function databaseNow(db: Knex): Promise<Date> {
   const { rows } = await db.raw<{ rows: { now: Date }[] }>('select now() as now');
   return rows[0]!.now;
 }
+
+/**
+ * Monitors (issue 13): sets the watcher count of the lake record with this username to `count`
+ * (the number of monitors on it). A subject not in the lake has no queue row: nothing to set.
+ */
+export async function setWatchersByUsername(db: Knex, kind: QueueKind, username: string, count: number): Promise<number> {
+  const t = TABLES[kind];
+  const { rowCount } = await db.raw<{ rowCount: number }>(
+    `update ${t.queue} q set watchers = ? from ${t.lake} l where l.id = q.${t.key} and l.username = ?`,
+    [count, username],
+  );
+  return rowCount ?? 0;
+}

@@ -27,16 +27,15 @@ import { searchCompanies } from './companies/searchCompanies';
 import { searchPeople } from './people/searchPeople';
 import { enrichCompanyRealtime } from './realtime/enrichCompanyRealtime';
 import { enrichPersonRealtime } from './realtime/enrichPersonRealtime';
+import { createMonitor } from './monitors/createMonitor';
+import { deleteMonitor } from './monitors/deleteMonitor';
+import { deleteMonitorById } from './monitors/deleteMonitorById';
+import { getMonitor } from './monitors/getMonitor';
+import { listMonitors } from './monitors/listMonitors';
 import type { HandlerDeps, OperationHandler, OperationHandlers, OperationId } from './types';
 
 /** Described by the contract, answered with 501 NOT_IMPLEMENTED until the issue that serves each lands. */
-export const NOT_IMPLEMENTED_OPERATIONS = [
-  'createMonitor',
-  'deleteMonitor',
-  'deleteMonitorById',
-  'getMonitor',
-  'listMonitors',
-] as const satisfies readonly OperationId[];
+export const NOT_IMPLEMENTED_OPERATIONS = [] as const satisfies readonly OperationId[];
 
 type Implemented = Exclude<OperationId, (typeof NOT_IMPLEMENTED_OPERATIONS)[number]>;
 
@@ -64,6 +63,11 @@ export function operationHandlers(deps: HandlerDeps): OperationHandlers {
     searchPeople: searchPeople(deps),
     enrichPersonRealtime: enrichPersonRealtime(deps),
     enrichCompanyRealtime: enrichCompanyRealtime(deps),
+    createMonitor: createMonitor(deps),
+    listMonitors: listMonitors(deps),
+    getMonitor: getMonitor(deps),
+    deleteMonitor: deleteMonitor(deps),
+    deleteMonitorById: deleteMonitorById(deps),
   };
   const pending = Object.fromEntries(NOT_IMPLEMENTED_OPERATIONS.map((id) => [id, notImplemented(id)])) as Pick<
     OperationHandlers,

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../../config';
 import type { RateLimitStoreState } from '../../domain/ratelimit/rateLimits';
 import type { RealtimeDeps } from '../../domain/live/realtime';
+import type { MonitorDeps } from '../../domain/monitors/monitors';
 import type { operations } from '../../../generated/types';
 import type { AppContext } from '../state';
 
@@ -69,4 +70,6 @@ export interface HandlerDeps {
   rateLimitStore?: () => RateLimitStoreState;
   /** The live source and what the realtime operations share (coalescing). */
   live: RealtimeDeps;
+  /** Monitors: server key of the secrets, the SSRF policy and the resolver it checks names with. */
+  monitors: MonitorDeps;
 }

@@ -1,0 +1,50 @@
+/** `enrich monitor ...`: the operator's side of monitor secrets. */
+import { InvalidArgumentError, type Command } from 'commander';
+import { print, withDatabase, type CliIo } from './common';
+import { load } from './lazy';
+
+/* Loaded when a monitor command runs, not when the CLI starts (lazy.ts). */
+const lazy = {
+  monitors: () => require('../domain/monitors/monitors') as typeof import('../domain/monitors/monitors'),
+  secrets: () => require('../domain/webhooks/secrets') as typeof import('../domain/webhooks/secrets'),
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const monitorId = (value: string) => {
+  if (!UUID.test(value)) throw new InvalidArgumentError('must be a monitor id (a UUID)');
+  return value.toLowerCase();
+};
+
+const serverKeys = (io: CliIo) => {
+  const config = load.config().loadConfig(io.env);
+  return lazy.secrets().loadServerKeys({ key: config.webhooks.secretKey, previous: config.webhooks.previousSecretKeys, dataDir: config.dataDir });
+};
+
+export function registerMonitorCommands(program: Command, io: CliIo): void {
+  const monitor = program.command('monitor').description('Monitor webhook secrets');
+  monitor
+    .command('secret')
+    .description("Reveal a monitor's webhook secret, once: a second call is refused")
+    .argument('<monitor-id>', 'monitor id', monitorId)
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const keys = serverKeys(io);
+      const secret = await withDatabase(io, (db) => lazy.monitors().revealSecret({ db, keys }, id));
+      print(io, Boolean(opts.json), { monitor_id: id, secret }, `Webhook secret of ${id} (shown once, save it now): ${secret}`);
+    });
+  monitor
+    .command('rotate-secret')
+    .description('Issue a new webhook secret and reveal it once; the old one keeps signing for 24 h')
+    .argument('<monitor-id>', 'monitor id', monitorId)
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const keys = serverKeys(io);
+      const secret = await withDatabase(io, (db) => lazy.monitors().rotateSecret({ db, keys }, id));
+      print(
+        io,
+        Boolean(opts.json),
+        { monitor_id: id, secret, previous_signs_for_seconds: 86_400 },
+        `New webhook secret of ${id} (shown once, save it now): ${secret}\nThe previous secret keeps signing deliveries for 24 h.`,
+      );
+    });
+}

@@ -1,0 +1,114 @@
+/**
+ * Monitors (migration 20261123000100_monitors). Plain values in, plain rows out. Every read and
+ * write of one monitor is scoped by workspace, so another workspace's monitor is simply not found.
+ */
+import type { Knex } from 'knex';
+
+export interface MonitorRow {
+  id: string;
+  workspace_id: string;
+  type: 'person' | 'company';
+  subject_slug: string;
+  label: string | null;
+  webhook_url: string;
+  events: string[];
+  active: boolean;
+  created_at: Date;
+}
+
+const COLUMNS = ['id', 'workspace_id', 'type', 'subject_slug', 'label', 'webhook_url', 'events', 'active', 'created_at'];
+
+export interface NewMonitor {
+  workspace_id: string;
+  type: 'person' | 'company';
+  subject_slug: string;
+  label: string | null;
+  webhook_url: string;
+  events: string[];
+  secret_ciphertext: string;
+}
+
+/**
+ * Locks the workspace row until the transaction ends, so two concurrent creations cannot both see
+ * 999 monitors and both insert.
+ */
+export async function lockWorkspaceMonitors(trx: Knex.Transaction, workspaceId: string): Promise<number> {
+  await trx.raw('select id from workspaces where id = ? for update', [workspaceId]);
+  const row = await trx('monitors').where('workspace_id', workspaceId).count<{ count: string }[]>('* as count').first();
+  return Number(row?.count ?? 0);
+}
+
+export async function insertMonitor(trx: Knex.Transaction, monitor: NewMonitor): Promise<MonitorRow> {
+  const rows = await trx('monitors').insert(monitor).returning(COLUMNS);
+  return rows[0] as MonitorRow;
+}
+
+export async function listMonitors(db: Knex, workspaceId: string): Promise<MonitorRow[]> {
+  return db('monitors').select(COLUMNS).where('workspace_id', workspaceId).orderBy([
+    { column: 'created_at', order: 'desc' },
+    { column: 'id', order: 'asc' },
+  ]);
+}
+
+export async function findMonitor(db: Knex, workspaceId: string, id: string): Promise<MonitorRow | undefined> {
+  return db('monitors').select(COLUMNS).where({ workspace_id: workspaceId, id }).first();
+}
+
+/** Operators (CLI): a monitor by id, whatever its workspace. */
+export async function findMonitorById(db: Knex, id: string): Promise<MonitorRow | undefined> {
+  return db('monitors').select(COLUMNS).where({ id }).first();
+}
+
+export async function deleteMonitor(trx: Knex.Transaction, workspaceId: string, id: string): Promise<MonitorRow | undefined> {
+  const rows = await trx('monitors').where({ workspace_id: workspaceId, id }).delete().returning(COLUMNS);
+  return rows[0] as MonitorRow | undefined;
+}
+
+/** Number of monitors on a subject (any workspace): the watcher count of the refresh queue. */
+export async function countSubjectMonitors(db: Knex, type: 'person' | 'company', slug: string): Promise<number> {
+  const row = await db('monitors').where({ type, subject_slug: slug }).count<{ count: string }[]>('* as count').first();
+  return Number(row?.count ?? 0);
+}
+
+/**
+ * Reveals the secret once: returns the ciphertext and marks it revealed, in one statement, or
+ * undefined when the monitor is unknown or its secret was already revealed.
+ */
+export async function takeSecretForReveal(db: Knex, id: string): Promise<{ secret_ciphertext: string } | undefined> {
+  const rows = await db('monitors')
+    .where({ id })
+    .whereNull('secret_revealed_at')
+    .update({ secret_revealed_at: db.fn.now() })
+    .returning(['secret_ciphertext']);
+  return rows[0] as { secret_ciphertext: string } | undefined;
+}
+
+export async function secretState(db: Knex, id: string): Promise<{ revealed: boolean } | undefined> {
+  const row = await db('monitors').select('secret_revealed_at').where({ id }).first();
+  return row ? { revealed: row.secret_revealed_at !== null } : undefined;
+}
+
+/**
+ * Rotation: the current secret becomes the previous one (signing until `previousExpiresInSeconds`
+ * from now), `ciphertext` the current one, revealed at once. Undefined when the monitor is unknown.
+ */
+export async function rotateSecret(db: Knex, id: string, ciphertext: string, previousExpiresInSeconds: number): Promise<boolean> {
+  const { rowCount } = await db.raw<{ rowCount: number }>(
+    `update monitors set previous_secret_ciphertext = secret_ciphertext,
+       previous_secret_expires_at = now() + make_interval(secs => ?),
+       secret_ciphertext = ?, secret_revealed_at = now()
+     where id = ?`,
+    [previousExpiresInSeconds, ciphertext, id],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** The ciphertexts of the secrets that sign a delivery now: the current one, and the previous one during a rotation. */
+export async function signingSecrets(db: Knex, id: string): Promise<string[] | undefined> {
+  const row = await db('monitors')
+    .select('secret_ciphertext', db.raw('case when previous_secret_expires_at > now() then previous_secret_ciphertext end as previous'))
+    .where({ id })
+    .first();
+  if (!row) return undefined;
+  return row.previous ? [row.secret_ciphertext, row.previous] : [row.secret_ciphertext];
+}
