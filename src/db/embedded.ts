@@ -69,20 +69,44 @@ async function changePassword(port: number, current: string, next: string): Prom
   }
 }
 
-/** Reads postmaster.pid: line 1 is the pid, line 4 the port. Returns the port of a live postmaster. */
-function runningPostmasterPort(dir: string): number | undefined {
+/**
+ * The pid in `dir`'s postmaster.pid, while that process is still a postgres serving `dir`. A pid
+ * file left by a killed cluster names a pid the system may since have given to any process; trusting
+ * it would reuse a dead cluster's port or, in the fault suite, signal a stranger. Where /proc is
+ * readable (Linux) the process's command line must name a postgres and the data directory; elsewhere
+ * "a process with that pid exists" is all there is to check.
+ */
+export function livePostmasterPid(dir: string): number | undefined {
   const pidFile = path.join(dir, 'postmaster.pid');
-  if (!fs.existsSync(pidFile)) return undefined;
-  const lines = fs.readFileSync(pidFile, 'utf8').split('\n');
-  const pid = Number(lines[0]);
-  const port = Number(lines[3]);
-  if (!pid || !port) return undefined;
+  let pid: number;
   try {
-    process.kill(pid, 0);
-    return port;
+    pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
   } catch {
     return undefined;
   }
+  if (!pid) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return undefined;
+  }
+  let cmdline: string;
+  try {
+    cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return fs.existsSync('/proc/self/cmdline') ? undefined : pid;
+  }
+  const args = cmdline.split('\0');
+  const isPostgres = path.basename(args[0] ?? '').startsWith('postgres');
+  const servesDir = args.some((a) => a && path.resolve(a) === path.resolve(dir));
+  return isPostgres && servesDir ? pid : undefined;
+}
+
+/** Reads postmaster.pid: line 1 is the pid, line 4 the port. Returns the port of a live postmaster. */
+function runningPostmasterPort(dir: string): number | undefined {
+  if (livePostmasterPid(dir) === undefined) return undefined;
+  const port = Number(fs.readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[3]);
+  return port || undefined;
 }
 
 async function waitForPort(port: number, password: string, timeoutMs: number): Promise<void> {

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { freePort } from '../../src/db/embedded';
+import { freePort, livePostmasterPid } from '../../src/db/embedded';
 import { assertInContract } from '../helpers/contractValidator';
 
 const BIN = path.resolve(__dirname, '../../bin/enrich.js');
@@ -19,10 +19,9 @@ export const HANG_LIMIT_MS = 30_000;
 
 /** Every process of a PostgreSQL cluster: the postmaster and its children (backends, workers). */
 function clusterPids(dir: string): number[] {
-  const pidFile = path.join(dir, 'postmaster.pid');
-  if (!fs.existsSync(pidFile)) return [];
-  const postmaster = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!postmaster) return [];
+  // Only a pid that is still this cluster's postmaster: never signal whoever inherited a stale pid.
+  const postmaster = livePostmasterPid(dir);
+  if (postmaster === undefined) return [];
   const children: number[] = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(entry)) continue;

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort, PASSWORD_FILE } from '../../../src/db/embedded';
+import { freePort, livePostmasterPid, PASSWORD_FILE } from '../../../src/db/embedded';
 import { enrichProcess } from '../../helpers/cli';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-embedded-'));
@@ -61,6 +61,9 @@ describe('the embedded PostgreSQL', () => {
 
     const cluster = await runCluster();
     try {
+      // The running postmaster is recognised by its pid file (the stale-pid cases: test/unit/db).
+      const pid = livePostmasterPid(clusterDir);
+      expect(pid).toBe(Number(fs.readFileSync(path.join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]));
       expect(await connects(password)).toBe(true);
       expect(await connects('postgres')).toBe('28P01');
       const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
@@ -88,5 +91,7 @@ describe('the embedded PostgreSQL', () => {
     } finally {
       await upgraded.stop();
     }
+    // Stopped: the pid file is gone or names no postgres.
+    expect(livePostmasterPid(clusterDir)).toBeUndefined();
   }, 180_000);
 });
