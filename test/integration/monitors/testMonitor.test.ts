@@ -12,18 +12,19 @@ import { deliveryWorker, Receiver, testKeys, TestResolver, webhookPayloadProblem
 import type { DeliveryWorker } from '../../../src/jobs/deliveryWorker';
 
 const resolver = new TestResolver();
-const h = useHarness({ config: webhookTestConfig(), resolveHost: resolver.resolve });
 const receiver = new Receiver();
 let worker: DeliveryWorker;
+// Registered before the harness, so the worker stops while its database is still open.
+afterAll(async () => {
+  await worker?.stop();
+  await receiver.close();
+});
+const h = useHarness({ config: webhookTestConfig(), resolveHost: resolver.resolve });
 
 beforeAll(async () => {
   await receiver.start();
   worker = deliveryWorker(h.knex, { resolver });
   worker.start();
-});
-afterAll(async () => {
-  await worker?.stop();
-  await receiver.close();
 });
 
 describe('POST /monitors/{id}/test', () => {
