@@ -69,6 +69,8 @@ export interface Answer {
   headers?: Record<string, string>;
   /** Never answer (the request is held until the receiver closes). */
   hang?: boolean;
+  /** Answer after this many milliseconds. */
+  delayMs?: number;
 }
 
 /** The receiver: every request recorded; `answer` decides each answer (default 204). */
@@ -95,6 +97,7 @@ export class Receiver {
         this.requests.push(received);
         const a = this.answer(received, this.requests.length);
         if (a.hang) return void this.held.push(res);
+        if (a.delayMs) return void setTimeout(() => res.writeHead(a.status, a.headers).end(), a.delayMs);
         res.writeHead(a.status, a.headers).end();
       });
     });
