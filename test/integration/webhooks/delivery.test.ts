@@ -155,7 +155,7 @@ describe('delivery outcomes', () => {
     slow.answer = () => ({ status: 200, hang: true });
     receiver.answer = () => ({ status: 204 });
     const stuck = await createMonitor(key, '/stuck', slow);
-    const stuckIds = [];
+    const stuckIds: string[] = [];
     for (let i = 0; i < 6; i++) stuckIds.push(await sendTest(key, stuck.id));
     const fine = await createMonitor(key, '/fine');
     await withWorker({ perDestination: 2, concurrency: 8, timeoutMs: 15_000 }, async () => {
