@@ -9,7 +9,7 @@
  * lease expires (WEBHOOK_LEASE_SECONDS) and any worker sends it again, same webhook-id.
  *
  * Isolation: at most WEBHOOK_CONCURRENCY attempts in flight, at most WEBHOOK_PER_DESTINATION of
- * them to one host:port (rows of a destination at its cap are not claimed), each bounded by the
+ * them to one host:port (a claim takes no more of a destination than its room), each bounded by the
  * attempt timeout, so one slow receiver holds a few slots for at most 15 s and never the others.
  *
  * stop() (SIGTERM) claims nothing more and lets the attempts in flight finish (each within the
@@ -97,10 +97,6 @@ export class DeliveryWorker {
     });
   }
 
-  private busyDestinations(): string[] {
-    return [...this.perDestination].filter(([, n]) => n >= this.deps.config.perDestination).map(([d]) => d);
-  }
-
   private async loop(): Promise<void> {
     const { config, logger, db } = this.deps;
     logger.info(
@@ -117,7 +113,13 @@ export class DeliveryWorker {
       const token = randomUUID();
       let claimed: ClaimedDelivery[];
       try {
-        claimed = await claimDue(db, { token, limit: free, leaseSeconds: config.leaseSeconds, busy: this.busyDestinations() });
+        claimed = await claimDue(db, {
+          token,
+          limit: free,
+          leaseSeconds: config.leaseSeconds,
+          perDestination: config.perDestination,
+          inFlight: Object.fromEntries(this.perDestination),
+        });
         backoffMs = 0;
       } catch (err) {
         backoffMs = Math.min(Math.max(backoffMs * 2, 500), 30_000);
@@ -125,7 +127,7 @@ export class DeliveryWorker {
         await this.sleep(backoffMs);
         continue;
       }
-      // Several due rows of one destination can come in one claim: keep what its cap allows.
+      // The claim respects each destination's room; this is the guard should two claims overlap.
       const over: string[] = [];
       for (const d of claimed) {
         const n = this.perDestination.get(d.destination) ?? 0;

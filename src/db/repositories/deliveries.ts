@@ -101,23 +101,30 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claims up to `limit` due deliveries whose lease is free or expired, oldest due first, skipping
- * rows another worker is claiming (SKIP LOCKED) and destinations in `busy` (this worker's
- * per-destination cap). Deliveries of an inactive monitor wait, except tests and redeliveries.
+ * Claims up to `limit` due deliveries whose lease is free or expired, oldest due first, at most
+ * `perDestination` minus what this worker already has in flight (`inFlight`, host:port -> count)
+ * per destination, so one busy receiver's backlog never fills a claim. Rows another worker is
+ * claiming are skipped (SKIP LOCKED). Deliveries of an inactive monitor wait, except tests and
+ * redeliveries.
  */
 export async function claimDue(
   db: Knex,
-  opts: { token: string; limit: number; leaseSeconds: number; busy: readonly string[] },
+  opts: { token: string; limit: number; leaseSeconds: number; perDestination: number; inFlight: Readonly<Record<string, number>> },
 ): Promise<ClaimedDelivery[]> {
   if (opts.limit <= 0) return [];
   const { rows } = await db.raw<{ rows: ClaimedDelivery[] }>(
-    `with due as (
-       select d.id from monitor_deliveries d join monitors m on m.id = d.monitor_id
+    `with ranked as (
+       select d.id, d.next_attempt_at,
+         row_number() over (partition by d.destination order by d.next_attempt_at, d.id) as rn,
+         ?::int - coalesce((?::jsonb ->> d.destination)::int, 0) as room
+       from monitor_deliveries d join monitors m on m.id = d.monitor_id
        where d.state = 'pending' and d.next_attempt_at <= now()
          and (d.lease_until is null or d.lease_until < now())
-         and (m.active or d.manual)
-         and d.destination <> all(?::text[])
-       order by d.next_attempt_at limit ? for update of d skip locked),
+         and (m.active or d.manual)),
+     due as (
+       select d.id from monitor_deliveries d join ranked r on r.id = d.id
+       where r.rn <= r.room and d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
+       order by r.next_attempt_at limit ? for update of d skip locked),
      claimed as (
        update monitor_deliveries d set lease_token = ?, lease_until = now() + make_interval(secs => ?)
        from due where d.id = due.id
@@ -126,7 +133,7 @@ export async function claimDue(
        array_remove(array[m.secret_ciphertext,
          case when m.previous_secret_expires_at > now() then m.previous_secret_ciphertext end], null) as secrets
      from claimed c join monitors m on m.id = c.monitor_id`,
-    [opts.busy as string[], opts.limit, opts.token, opts.leaseSeconds],
+    [opts.perDestination, JSON.stringify(opts.inFlight), opts.limit, opts.token, opts.leaseSeconds],
   );
   return rows;
 }
@@ -146,7 +153,7 @@ export type AttemptOutcome =
   | { state: 'failed' };
 
 /**
- * Records an attempt and its outcome, if `token` still holds the lease. Returns false when the
+ * Records a failed attempt and its outcome (retry or failed), if `token` still holds the lease. Returns false when the
  * lease was lost (expired and taken over, or the monitor deleted): nothing is written then.
  */
 export async function recordAttempt(
@@ -154,7 +161,7 @@ export async function recordAttempt(
   id: string,
   token: string,
   attempt: StoredAttempt,
-  outcome: AttemptOutcome,
+  outcome: Exclude<AttemptOutcome, { state: 'succeeded' }>,
 ): Promise<boolean> {
   const pending = outcome.state === 'pending';
   const { rowCount } = await trx.raw<{ rowCount: number }>(
@@ -170,13 +177,25 @@ export async function recordAttempt(
   return (rowCount ?? 0) > 0;
 }
 
-/** A 2xx: the monitor is no longer failing; a test or redelivery also reactivates it. */
-export async function markMonitorSucceeding(trx: Knex.Transaction, monitorId: string, reactivate: boolean): Promise<boolean> {
-  const rows = await trx('monitors')
-    .where('id', monitorId)
-    .update({ failing_since: null, ...(reactivate ? { active: true } : {}) })
-    .returning(['active']);
-  return rows.length > 0;
+/**
+ * A 2xx, in one statement: the attempt recorded (if `token` still holds the lease), and the monitor
+ * no longer failing; a test or redelivery (`reactivate`) also makes it active again. The monitor is
+ * written only when that changes something. Returns false when the lease was lost.
+ */
+export async function recordSuccess(db: Knex, id: string, token: string, attempt: StoredAttempt, reactivate: boolean): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: { recorded: number }[] }>(
+    `with d as (
+       update monitor_deliveries set attempts = attempts || ?::jsonb, state = 'succeeded', next_attempt_at = null,
+         completed_at = now(), lease_token = null, lease_until = null
+       where id = ? and lease_token = ? returning monitor_id),
+     m as (
+       update monitors set failing_since = null, active = active or ?
+       where id in (select monitor_id from d) and (failing_since is not null or (? and not active))
+       returning id)
+     select (select count(*) from d)::int as recorded, (select count(*) from m)::int as monitors`,
+    [JSON.stringify([attempt]), id, token, reactivate, reactivate],
+  );
+  return (rows[0]?.recorded ?? 0) > 0;
 }
 
 /**

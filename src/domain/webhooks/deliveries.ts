@@ -181,11 +181,15 @@ export async function attemptDelivery(deps: AttemptDeps, token: string, d: repo.
     error: result.error,
     latency_ms: result.latencyMs,
   };
+  if (outcome.state === 'succeeded') {
+    const recorded = await repo.recordSuccess(deps.db, d.id, token, attempt, d.manual);
+    return { result, outcome: outcome.state, recorded };
+  }
+  const failure = outcome;
   let deactivated: string | undefined;
   const recorded = await deps.db.transaction(async (trx) => {
-    if (!(await repo.recordAttempt(trx, d.id, token, attempt, outcome))) return false;
-    if (outcome.state === 'succeeded') await repo.markMonitorSucceeding(trx, d.monitor_id, d.manual);
-    else if (gone) {
+    if (!(await repo.recordAttempt(trx, d.id, token, attempt, failure))) return false;
+    if (gone) {
       await repo.deactivateMonitor(trx, d.monitor_id);
       deactivated = 'the receiver answered 410 Gone';
     } else if (await repo.markMonitorFailing(trx, d.monitor_id, settings.deactivateAfterSeconds)) {
