@@ -60,7 +60,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
   const worker = config.refresh.inProcess
     ? new RefreshWorker({ db: db.knex, source: live.source, config: config.refresh, logger, metrics })
     : undefined;
-  const deliveries = config.webhooks.delivery.inProcess ? createDeliveryWorker(config, { databaseUrl: db.url, logger }) : undefined;
+  const deliveries = config.webhooks.delivery.inProcess ? createDeliveryWorker(config, { databaseUrl: db.url, logger, metrics }) : undefined;
   const server = http.createServer(
     {
       // A client that sends its headers or body slowly holds a socket for at most these.

@@ -110,7 +110,7 @@ export function registerLiveCommands(program: Command, io: CliIo): void {
         }
         return;
       }
-      const deliveries = lazy.deliveryWorker().createDeliveryWorker(config, { databaseUrl: db.url, logger });
+      const deliveries = lazy.deliveryWorker().createDeliveryWorker(config, { databaseUrl: db.url, logger, metrics });
       worker.start();
       deliveries.start();
       await untilSignal();

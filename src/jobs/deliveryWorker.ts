@@ -21,6 +21,7 @@ import type { Knex } from 'knex';
 import type { Config, DeliveryConfig } from '../config';
 import { createKnex } from '../db/knex';
 import { claimDue, releaseLeases, type ClaimedDelivery } from '../db/repositories/deliveries';
+import type { Metrics } from '../http/metrics';
 import type { Logger } from '../logger';
 import { WebhookClient } from '../domain/webhooks/client';
 import { attemptDelivery, type AttemptDeps } from '../domain/webhooks/deliveries';
@@ -36,7 +37,11 @@ export interface DeliveryWorkerDeps {
   resolveHost?: ResolveHost;
   /** Extra trusted CA certificates (PEM); default: WEBHOOK_CA_FILE's. */
   ca?: string;
+  metrics?: Metrics;
 }
+
+/** The shortest interval between two claims while attempts are in flight. */
+const CLAIM_GATHER_MS = 10;
 
 export interface DeliveryTotals {
   attempts: number;
@@ -104,12 +109,18 @@ export class DeliveryWorker {
       'delivery worker started',
     );
     let backoffMs = 0;
+    let lastClaim = 0;
     while (!this.stopping) {
       const free = config.concurrency - this.inFlight.size;
       if (free <= 0) {
         await this.sleep(config.pollMs);
         continue;
       }
+      // Woken by a finished attempt while others are in flight: gather a few more completions
+      // first, so a busy worker claims in batches instead of once per attempt.
+      const sinceClaim = Date.now() - lastClaim;
+      if (this.inFlight.size > 0 && sinceClaim < CLAIM_GATHER_MS) await this.sleep(CLAIM_GATHER_MS - sinceClaim);
+      lastClaim = Date.now();
       const token = randomUUID();
       let claimed: ClaimedDelivery[];
       try {
@@ -148,10 +159,13 @@ export class DeliveryWorker {
     const done = attemptDelivery(this.attemptDeps, token, d)
       .then((report) => {
         this.totals.attempts++;
-        if (!report.recorded) this.totals.lost++;
-        else if (report.outcome === 'succeeded') this.totals.succeeded++;
-        else if (report.outcome === 'pending') this.totals.retried++;
+        const outcome = !report.recorded ? 'lost' : report.outcome === 'pending' ? 'retry' : report.outcome;
+        if (outcome === 'lost') this.totals.lost++;
+        else if (outcome === 'succeeded') this.totals.succeeded++;
+        else if (outcome === 'retry') this.totals.retried++;
         else this.totals.failed++;
+        this.deps.metrics?.webhookAttempts.inc({ outcome });
+        this.deps.metrics?.webhookLatency.observe(report.result.latencyMs / 1000);
         if (report.outcome !== 'succeeded') {
           this.deps.logger.debug({ delivery_id: d.id, monitor_id: d.monitor_id, status: report.result.statusCode, error: report.result.error, outcome: report.outcome }, 'webhook attempt failed');
         }
@@ -174,7 +188,7 @@ export class DeliveryWorker {
  */
 export function createDeliveryWorker(
   config: Config,
-  opts: { databaseUrl: string; logger: Logger; keys?: ServerKeys; resolveHost?: ResolveHost },
+  opts: { databaseUrl: string; logger: Logger; keys?: ServerKeys; resolveHost?: ResolveHost; metrics?: Metrics },
 ): DeliveryWorker & { stop(): Promise<void> } {
   const d = config.webhooks.delivery;
   const db = createKnex(opts.databaseUrl, 8, { statementTimeoutMs: d.dbTimeoutMs, acquireTimeoutMs: d.dbTimeoutMs });
@@ -188,6 +202,7 @@ export function createDeliveryWorker(
     ssrf: { allowLoopback: config.webhooks.allowLoopback },
     logger: opts.logger,
     resolveHost: opts.resolveHost,
+    metrics: opts.metrics,
   });
   const stop = worker.stop.bind(worker);
   worker.stop = async () => {

@@ -12,6 +12,7 @@ import path from 'node:path';
 import pino from 'pino';
 import type { Knex } from 'knex';
 import { loadConfig, type Config, type DeliveryConfig } from '../../src/config';
+import type { Metrics } from '../../src/http/metrics';
 import { DeliveryWorker } from '../../src/jobs/deliveryWorker';
 import { loadServerKeys, type ServerKeys } from '../../src/domain/webhooks/secrets';
 import { systemResolver, type ResolveHost } from '../../src/domain/webhooks/ssrf';
@@ -161,7 +162,7 @@ export const silentLogger = pino({ level: 'silent' });
 
 export function deliveryWorker(
   db: Knex,
-  opts: { resolver: TestResolver; allowLoopback?: boolean; config?: Partial<DeliveryConfig>; logger?: pino.Logger },
+  opts: { resolver: TestResolver; allowLoopback?: boolean; config?: Partial<DeliveryConfig>; logger?: pino.Logger; metrics?: Metrics },
 ): DeliveryWorker {
   return new DeliveryWorker({
     db,
@@ -171,6 +172,7 @@ export function deliveryWorker(
     logger: opts.logger ?? silentLogger,
     resolveHost: opts.resolver.resolve,
     ca: testCertificate().cert,
+    metrics: opts.metrics,
   });
 }
 

@@ -23,7 +23,7 @@ const h = useHarness({ config: webhookTestConfig(), resolveHost: resolver.resolv
 
 beforeAll(async () => {
   await receiver.start();
-  worker = deliveryWorker(h.knex, { resolver });
+  worker = deliveryWorker(h.knex, { resolver, metrics: h.app.metrics });
   worker.start();
 });
 
@@ -54,6 +54,8 @@ describe('POST /monitors/{id}/test', () => {
     expect(log.attempts).toHaveLength(1);
     expect(log.attempts[0]).toMatchObject({ status_code: 204, error: null });
     expect(log.next_attempt_at).toBeNull();
+    const counted = await h.app.metrics.registry.getSingleMetricAsString('enrich_webhook_attempts_total');
+    expect(counted).toMatch(/enrich_webhook_attempts_total\{outcome="succeeded"\} [1-9]/);
   });
 
   it('signs with both secrets during a rotation: each verifies on its own', async () => {
