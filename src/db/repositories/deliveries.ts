@@ -113,18 +113,26 @@ export async function claimDue(
 ): Promise<ClaimedDelivery[]> {
   if (opts.limit <= 0) return [];
   const { rows } = await db.raw<{ rows: ClaimedDelivery[] }>(
-    `with ranked as (
-       select d.id, d.next_attempt_at,
-         row_number() over (partition by d.destination order by d.next_attempt_at, d.id) as rn,
-         ?::int - coalesce((?::jsonb ->> d.destination)::int, 0) as room
-       from monitor_deliveries d join monitors m on m.id = d.monitor_id
-       where d.state = 'pending' and d.next_attempt_at <= now()
-         and (d.lease_until is null or d.lease_until < now())
-         and (m.active or d.manual)),
+    `with recursive dests(destination) as (
+       -- Every destination with pending deliveries, one index probe each (a loose index scan).
+       (select destination from monitor_deliveries where state = 'pending' order by destination limit 1)
+       union all
+       select (select destination from monitor_deliveries
+               where state = 'pending' and destination > dests.destination order by destination limit 1)
+       from dests where dests.destination is not null),
+     candidates as (
+       select c.id, c.next_attempt_at from dests cross join lateral (
+         select d.id, d.next_attempt_at from monitor_deliveries d join monitors m on m.id = d.monitor_id
+         where d.destination = dests.destination and d.state = 'pending' and d.next_attempt_at <= now()
+           and (d.lease_until is null or d.lease_until < now())
+           and (m.active or d.manual)
+         order by d.next_attempt_at
+         limit greatest(?::int - coalesce((?::jsonb ->> dests.destination)::int, 0), 0)) c
+       where dests.destination is not null),
      due as (
-       select d.id from monitor_deliveries d join ranked r on r.id = d.id
-       where r.rn <= r.room and d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
-       order by r.next_attempt_at limit ? for update of d skip locked),
+       select d.id from monitor_deliveries d join candidates c on c.id = d.id
+       where d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
+       order by c.next_attempt_at limit ? for update of d skip locked),
      claimed as (
        update monitor_deliveries d set lease_token = ?, lease_until = now() + make_interval(secs => ?)
        from due where d.id = due.id
