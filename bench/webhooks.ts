@@ -1,7 +1,7 @@
 /**
  * npm run bench:webhooks — webhook delivery, change to receiver, with 1 and then 2 delivery worker
- * processes (the real DeliveryWorker, default settings: 200 ms poll, 64 in flight, 8 per
- * destination), to HTTPS receivers on loopback (self-signed certificate trusted through
+ * processes (the real DeliveryWorker with the environment's settings; defaults: 200 ms poll, 64 in
+ * flight, 8 per destination), to HTTPS receivers on loopback (self-signed certificate trusted through
  * WEBHOOK_CA_FILE; WEBHOOKS_ALLOW_LOOPBACK on, as for any local receiver).
  *
  * - latency: changes are written through the lake writer (each a real change-log entry whose
@@ -20,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { loadConfig } from '../src/config';
 import { createKnex, migrateLatest } from '../src/db/knex';
 import type { PersonRecord } from '../src/db/repositories/personRecords';
 import { writeRecords } from '../src/domain/lake/writer';
@@ -184,7 +185,9 @@ async function main() {
     await knex.destroy();
     await db.stop();
   }
-  process.stdout.write([`bench:webhooks  ${persons} monitors over ${destinations} HTTPS receivers on loopback; default worker settings`, ...lines, ''].join('\n'));
+  const d = loadConfig().webhooks.delivery;
+  const settings = `WEBHOOK_CONCURRENCY=${d.concurrency} WEBHOOK_PER_DESTINATION=${d.perDestination} WEBHOOK_POLL_MS=${d.pollMs}`;
+  process.stdout.write([`bench:webhooks  ${persons} monitors over ${destinations} HTTPS receivers on loopback; ${settings}`, ...lines, ''].join('\n'));
 }
 
 async function waitFor(check: () => boolean, ms: number): Promise<void> {
