@@ -157,10 +157,17 @@ export interface AttemptReport {
  * attempt and its consequence in one transaction fenced by the lease token.
  */
 export async function attemptDelivery(deps: AttemptDeps, token: string, d: repo.ClaimedDelivery): Promise<AttemptReport> {
-  const secrets = d.secrets.map((c) => deps.keys.decrypt(c));
   const attemptedAt = new Date();
-  const headers = webhookHeaders(secrets, d.id, Math.floor(attemptedAt.getTime() / 1000), d.body);
-  const result = await deps.client.post(d.webhook_url, d.body, { ...headers });
+  let result: AttemptResult;
+  try {
+    const secrets = d.secrets.map((c) => deps.keys.decrypt(c));
+    const headers = webhookHeaders(secrets, d.id, Math.floor(attemptedAt.getTime() / 1000), d.body);
+    result = await deps.client.post(d.webhook_url, d.body, { ...headers });
+  } catch (err) {
+    // Nothing is sent unsigned: a secret the server key cannot decrypt (a server key rotated away
+    // without WEBHOOK_SECRET_KEYS_PREVIOUS) fails the attempt, which follows the schedule.
+    result = { statusCode: null, error: `not sent: ${err instanceof Error ? err.message : String(err)}`, latencyMs: 0, blocked: false };
+  }
   const { settings } = deps;
   const status = result.statusCode;
   const made = d.attempts_made + 1;

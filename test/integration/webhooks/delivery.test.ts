@@ -8,6 +8,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { DeliveryConfig } from '../../../src/config';
+import { ServerKeys } from '../../../src/domain/webhooks/secrets';
 import type { DeliveryWorker } from '../../../src/jobs/deliveryWorker';
 import { useHarness } from '../../helpers/harness';
 import { eventually } from '../../helpers/live';
@@ -148,6 +149,19 @@ describe('delivery outcomes', () => {
     expect(row.attempts.length).toBeGreaterThanOrEqual(2);
     const logged = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'monitor deactivated (active: false)');
     expect(logged).toMatchObject({ monitor_id: monitor.id });
+  });
+
+  it('a secret the server key cannot decrypt: nothing is sent, the attempt fails with the reason', async () => {
+    const { key } = await h.workspace();
+    receiver.answer = () => ({ status: 204 });
+    const monitor = await createMonitor(key, '/unsigned');
+    const foreignKey = new ServerKeys(Buffer.alloc(32, 3));
+    await h.knex('monitors').where({ id: monitor.id }).update({ secret_ciphertext: foreignKey.encrypt('whsec_' + Buffer.alloc(32, 4).toString('base64')) });
+    const id = await sendTest(key, monitor.id);
+    await withWorker({ schedule: [0.2] }, () => eventually(async () => (await stateOf(id)) === 'failed'));
+    const row = await deliveryRow(h.knex, id);
+    for (const a of row.attempts) expect(a.error).toMatch(/^not sent: .*unknown server key/);
+    expect(receiver.requests.filter((r) => r.path === '/unsigned')).toEqual([]);
   });
 
   it('a receiver that never answers holds only its own destination slots: others are delivered meanwhile', async () => {
