@@ -107,6 +107,8 @@ describe('the contract document', () => {
         'GET /company/current-employees', 'GET /company/past-employees', 'GET /company/headcount-by-seniority',
         'GET /company/hiring-signals', 'GET /company/decision-makers', 'POST /monitors', 'GET /monitors', 'DELETE /monitors',
         'GET /monitors/{id}', 'DELETE /monitors/{id}',
+        // Beyond the specification, for integrators (issue 13): the delivery log, a test event, redelivery.
+        'GET /monitors/{id}/deliveries', 'POST /monitors/{id}/test', 'POST /monitors/{id}/deliveries/{delivery_id}/redeliver',
       ].sort(),
     );
   });
@@ -130,7 +132,7 @@ describe('the contract document', () => {
     const events = Object.keys(doc.webhooks).sort();
     expect(events).toEqual(
       ['company.headcount_changed', 'company.hq_changed', 'company.industry_changed', 'company.name_changed',
-        'person.job_changed', 'person.location_changed', 'person.title_changed'],
+        'monitor.test', 'person.job_changed', 'person.location_changed', 'person.title_changed'],
     );
     const jobChanged = doc.webhooks['person.job_changed'].post.requestBody.content['application/json'].schema;
     expect(jobChanged.required?.sort()).toEqual(['diff', 'event', 'id', 'monitor_id', 'timestamp']);

@@ -32,6 +32,9 @@ import { deleteMonitor } from './monitors/deleteMonitor';
 import { deleteMonitorById } from './monitors/deleteMonitorById';
 import { getMonitor } from './monitors/getMonitor';
 import { listMonitors } from './monitors/listMonitors';
+import { listMonitorDeliveries } from './monitors/listMonitorDeliveries';
+import { redeliverMonitorDelivery } from './monitors/redeliverMonitorDelivery';
+import { testMonitor } from './monitors/testMonitor';
 import type { HandlerDeps, OperationHandler, OperationHandlers, OperationId } from './types';
 
 /** Described by the contract, answered with 501 NOT_IMPLEMENTED until the issue that serves each lands. */
@@ -68,6 +71,9 @@ export function operationHandlers(deps: HandlerDeps): OperationHandlers {
     getMonitor: getMonitor(deps),
     deleteMonitor: deleteMonitor(deps),
     deleteMonitorById: deleteMonitorById(deps),
+    listMonitorDeliveries: listMonitorDeliveries(deps),
+    testMonitor: testMonitor(deps),
+    redeliverMonitorDelivery: redeliverMonitorDelivery(deps),
   };
   const pending = Object.fromEntries(NOT_IMPLEMENTED_OPERATIONS.map((id) => [id, notImplemented(id)])) as Pick<
     OperationHandlers,

@@ -40,6 +40,9 @@ const VALID_REQUESTS: Record<string, { query?: string; body?: object; path?: str
   deleteMonitor: { query: `id=${UUID}` },
   getMonitor: { path: `/api/v1/monitors/${UUID}` },
   deleteMonitorById: { path: `/api/v1/monitors/${UUID}` },
+  listMonitorDeliveries: { path: `/api/v1/monitors/${UUID}/deliveries`, query: 'per_page=10' },
+  testMonitor: { path: `/api/v1/monitors/${UUID}/test` },
+  redeliverMonitorDelivery: { path: `/api/v1/monitors/${UUID}/deliveries/${UUID}/redeliver` },
 };
 
 const h = useHarness({ workspaceRateLimit: 10_000 });
