@@ -119,8 +119,11 @@ export function flagArg(name: string): boolean {
   return process.argv.includes(`--${name}`);
 }
 
-/** The benchmark lake: its own database, built once by ensureLake and reused by every bench. */
-export const BENCH_DATABASE = 'enrich_bench';
+/**
+ * The benchmark lake: its own database, built once by ensureLake and reused by every bench.
+ * BENCH_DATABASE names another one (one lake size per database; bench:scale keeps two).
+ */
+export const BENCH_DATABASE = process.env.BENCH_DATABASE || 'enrich_bench';
 export const SEED = 1;
 export const AS_OF = new Date('2026-11-01T00:00:00Z');
 
