@@ -290,7 +290,7 @@ export interface ExplainOptions {
 }
 
 /** Adds the `next_cursor` of the entry's first page to the entry (see Entry.followCursor). */
-async function attachCursor(entry: Entry, send: ExplainOptions['send']): Promise<void> {
+export async function attachCursor(entry: Entry, send: ExplainOptions['send']): Promise<void> {
   entry.followCursor = false;
   const first = await send(entry);
   const cursor = (first.body as { next_cursor?: string | null } | undefined)?.next_cursor;
