@@ -3,6 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
 import { loadConfig } from '../src/config';
 import { ensureDatabase, type Knex } from '../src/db/knex';
 import { databaseUrl, startEmbeddedPostgres } from '../src/db/embedded';
@@ -46,6 +48,8 @@ export interface Round {
   p50: number;
   p95: number;
   p99: number;
+  /** Responses received in the run. */
+  total: number;
   non2xx: number;
   errors: number;
   /** Responses by status code. */
@@ -87,6 +91,7 @@ export async function measure(
     p50: percentile(latencies, 50),
     p95: percentile(latencies, 95),
     p99: percentile(latencies, 99),
+    total: latencies.length,
     non2xx: result.non2xx,
     errors: result.errors,
     statuses,
@@ -119,8 +124,11 @@ export function flagArg(name: string): boolean {
   return process.argv.includes(`--${name}`);
 }
 
-/** The benchmark lake: its own database, built once by ensureLake and reused by every bench. */
-export const BENCH_DATABASE = 'enrich_bench';
+/**
+ * The benchmark lake: its own database, built once by ensureLake and reused by every bench.
+ * BENCH_DATABASE names another one (one lake size per database; bench:scale keeps two).
+ */
+export const BENCH_DATABASE = process.env.BENCH_DATABASE || 'enrich_bench';
 export const SEED = 1;
 export const AS_OF = new Date('2026-11-01T00:00:00Z');
 
@@ -188,4 +196,46 @@ export async function ensureLake(knex: Knex, persons: number, companies: number)
   process.stderr.write(
     `built in ${(report.elapsed_ms / 1000).toFixed(0)} s (${Math.round(persons / (report.elapsed_ms / 1000))} persons/s incl. companies)\n`,
   );
+}
+
+/** CPU time (user + system, all threads) a process has used so far, in µs (Linux /proc). */
+export function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) : utime is the 14th field, stime the 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1_000_000) / CLOCK_TICKS;
+}
+/** USER_HZ: 100 on every Linux this runs on (getconf CLK_TCK). */
+const CLOCK_TICKS = 100;
+
+/** A measured run of one server process, with its CPU time per answered request. */
+export async function measureServer(server: Server, opts: Parameters<typeof measure>[1]): Promise<Round & { cpuPerRequestMicros: number }> {
+  const before = cpuMicros(server.child.pid!);
+  const round = await measure(server.url, opts);
+  const used = cpuMicros(server.child.pid!) - before;
+  return { ...round, cpuPerRequestMicros: round.total ? used / round.total : NaN };
+}
+
+/** The settings every benchmark prints with its figures (issue 14): version and planner/memory settings. */
+export const REPORTED_SETTINGS = [
+  'shared_buffers', 'effective_cache_size', 'work_mem', 'maintenance_work_mem', 'random_page_cost',
+  'effective_io_concurrency', 'max_worker_processes', 'max_parallel_workers', 'max_parallel_workers_per_gather',
+  'max_parallel_maintenance_workers', 'jit', 'max_connections',
+] as const;
+
+export async function postgresSettingsLine(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const version = (await client.query<{ v: string }>("select current_setting('server_version') as v")).rows[0].v;
+    const { rows } = await client.query<{ name: string; setting: string; unit: string | null }>(
+      'select name, current_setting(name) as setting from pg_settings where name = any($1) order by name',
+      [REPORTED_SETTINGS],
+    );
+    return `PostgreSQL ${version}: ${rows.map((r) => `${r.name}=${r.setting}`).join(' ')}`;
+  } finally {
+    await client.end();
+  }
 }

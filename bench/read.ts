@@ -42,6 +42,7 @@ import {
   measure,
   median,
   percentile,
+  postgresSettingsLine,
   startServerProcess,
   stringArg,
   type Round,
@@ -229,6 +230,7 @@ async function main() {
       return;
     }
     const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+    const settings = await postgresSettingsLine(db.url);
     const server = await startServerProcess('fullStack.ts', { DATABASE_URL: db.url });
     const perEntry = new Map<Entry, Round[]>(answering.map((e) => [e, []]));
     const combinedByEntry = new Map<Entry, number[]>(answering.map((e) => [e, []]));
@@ -261,6 +263,7 @@ async function main() {
       '',
       `Read mix over ${persons} persons / ${companies} companies: ${connections} connections, ${rounds} round(s) of ${seconds} s per entry (medians; latency in ms)`,
       `Load average before / after the measurements: ${loadBefore} / ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores)`,
+      settings,
       '',
       `${'entry'.padEnd(32)}${'req/s'.padStart(8)}${'p50'.padStart(8)}${'p95'.padStart(8)}${'p99'.padStart(8)}  non-200`,
     ];

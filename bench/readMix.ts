@@ -12,6 +12,7 @@
  */
 import pg from 'pg';
 import type { Knex } from '../src/db/knex';
+import { cursorFor } from '../src/domain/paging';
 
 const API = '/api/v1';
 
@@ -23,6 +24,12 @@ export interface Entry {
   method: 'GET' | 'POST';
   path: string;
   body?: unknown;
+  /**
+   * The entry asks for the second page by cursor: explainMix sends it once, takes the answer's
+   * `next_cursor` and adds it to the entry (in place) before explaining it, so the bench measures
+   * and the gate judges the keyset statement.
+   */
+  followCursor?: boolean;
 }
 
 export interface Parameters {
@@ -31,6 +38,8 @@ export interface Parameters {
   school: { name: string; alumni: number };
   fullText: string;
   industries: string[];
+  /** Sort key (fetched_at::text, id) of the row about 100,000 deep in the `location: US` search. */
+  deepUs: [string, string];
   mixed: Record<string, string>[];
   ids: string[];
 }
@@ -78,12 +87,19 @@ export async function pickParameters(knex: Knex): Promise<Parameters> {
   mixed.splice(60, 0, { network_url: 'https://www.linkedin.com/in/bench-nobody-0001' });
   mixed.splice(85, 0, { username: 'bench-nobody-0002' });
   const ids = (await sample<{ id: string }>('id', 9, 500)).map((r) => r.id);
+  // On a small lake, halfway down instead.
+  const [deep] = await rows<{ t: string; id: string }>(
+    `select fetched_at::text as t, id::text as id from persons where geo_country_code = 'US'
+     order by fetched_at desc, id
+     offset least(99999, (select count(*) / 2 from persons where geo_country_code = 'US')) limit 1`,
+  );
   return {
     company: { company_id: largest.company_id, name: company?.name ?? '?', employees: largest.employees },
     subject,
     school,
     fullText: `${named.first} ${named.last}`,
     industries: industries.map((r) => r.industry),
+    deepUs: [deep.t, deep.id],
     mixed,
     ids,
   };
@@ -110,6 +126,10 @@ export function readMix(p: Parameters): Entry[] {
     search('full-text query', { query: p.fullText }),
     search('company_id', { company_id }),
     search('deep page 1000', { location: 'US', page: 1000, per_page: 100 }),
+    // The same depth by cursor: what an export reaches without a page cap.
+    search('deep cursor ~100,000th', { location: 'US', per_page: 100, cursor: cursorFor('searchPeople', { location: 'US' }, p.deepUs) }),
+    { ...search('full-text company name, cursor', { query: p.company.name, per_page: 10 }), followCursor: true },
+    { ...search('company_id, cursor', { company_id, per_page: 10 }), followCursor: true },
     get('colleagues', '/person/colleagues', { username: p.subject.username }),
     get('similar', '/person/similar', { username: p.subject.username }),
     get('job-changes 3 months', '/person/job-changes', { within_months: 3 }),
@@ -120,6 +140,13 @@ export function readMix(p: Parameters): Entry[] {
     get('headcount-by-seniority', '/company/headcount-by-seniority', { company_id }),
     get('hiring-signals 6 months', '/company/hiring-signals', { company_id, within_months: 6 }),
     get('decision-makers', '/company/decision-makers', { company_id }),
+    // Page 2 by cursor of each list (per_page 10, so a small test world has a page 2): the keyset statements.
+    { ...get('colleagues, cursor', '/person/colleagues', { username: p.subject.username, per_page: 10 }), followCursor: true },
+    { ...get('similar, cursor', '/person/similar', { username: p.subject.username, per_page: 10 }), followCursor: true },
+    { ...get('job-changes, cursor', '/person/job-changes', { within_months: 3, per_page: 10 }), followCursor: true },
+    { ...get('alumni, cursor', '/institution/alumni', { school: p.school.name, per_page: 10 }), followCursor: true },
+    { ...get('past-employees, cursor', '/company/past-employees', { company_id, per_page: 10 }), followCursor: true },
+    { ...get('hiring-signals, cursor', '/company/hiring-signals', { company_id, within_months: 6, per_page: 10 }), followCursor: true },
     {
       name: 'bulk-enrich 100 mixed',
       group: 'bulk-enrich 100',
@@ -262,10 +289,23 @@ export interface ExplainOptions {
   log?: (text: string) => void;
 }
 
+/** Adds the `next_cursor` of the entry's first page to the entry (see Entry.followCursor). */
+export async function attachCursor(entry: Entry, send: ExplainOptions['send']): Promise<void> {
+  entry.followCursor = false;
+  const first = await send(entry);
+  const cursor = (first.body as { next_cursor?: string | null } | undefined)?.next_cursor;
+  if (first.status !== 200 || typeof cursor !== 'string') {
+    throw new Error(`${entry.name}: no next_cursor on its first page (status ${first.status}); the lake is too small for this entry`);
+  }
+  if (entry.method === 'POST') entry.body = { ...(entry.body as object), cursor };
+  else entry.path = `${entry.path}&cursor=${cursor}`;
+}
+
 export async function explainMix(opts: ExplainOptions): Promise<Checked[]> {
   const log = opts.log ?? (() => undefined);
   const results: Checked[] = [];
   for (const entry of opts.entries) {
+    if (entry.followCursor) await attachCursor(entry, opts.send);
     let res: { status: number; body: unknown } | undefined;
     const statements = await captureStatements(opts.knex, async () => {
       res = await opts.send(entry);

@@ -9,7 +9,9 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
+import { embeddedSettings, settingFlags } from './tuning';
 import { PROJECT_ROOT } from '../paths';
 
 export interface EmbeddedDatabase {
@@ -158,7 +160,11 @@ export async function startEmbeddedPostgres(opts: {
     port: opts.port,
     persistent: true,
     // Loopback only (PostgreSQL's default also binds ::1), and no Unix socket in /tmp.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    postgresFlags: [
+      '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
+      // Sized for this machine (db/tuning.ts), not PostgreSQL's tiny defaults.
+      ...settingFlags(embeddedSettings({ totalMemoryBytes: os.totalmem(), cpus: os.cpus().length })),
+    ],
     // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
     createPostgresUser: runsAsRoot(),
     onLog: (m: unknown) => opts.log?.(String(m)),

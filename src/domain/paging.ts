@@ -1,37 +1,132 @@
 /**
  * Paging and the small value rules shared by every list operation. The repositories take the page
- * as plain values (db/repositories/pages.ts); the request and body shapes live here.
+ * as plain values (db/repositories/pages.ts: offset or keyset, and the bounded total); the request
+ * and body shapes, and the cursor, live here.
+ *
+ * A cursor is base64url JSON {k, h}: k the sort key of the last row of the page before (as the
+ * repository answered it), h a digest of the operation, its filters and k. The digest binds a
+ * cursor to its query, so one from another operation or other filters, or an altered one, is a 400
+ * INVALID_CURSOR instead of a silently wrong page. It holds no secret: cursors survive restarts and
+ * a client can only ever page through its own query with them.
  */
-import type { ListResult, Page } from '../db/repositories/pages';
+import { createHash } from 'node:crypto';
+import { classifyDatabaseError } from '../db/errors';
+import { SortKeyMismatch, type ListResult, type Page, type SortKey } from '../db/repositories/pages';
+import { AppError, validationError } from './errors';
 
 export interface PageRequest {
   page?: number;
   per_page?: number;
+  cursor?: string;
 }
 
 export interface ListBody<T> {
   results: T[];
   total: number;
-  page: number;
+  total_relation: 'eq' | 'gte';
+  page?: number;
   per_page: number;
+  next_cursor: string | null;
 }
 
 /** Defaults of the contract's PageNumber / PageSize schemas; bounds are enforced by the contract. */
 const DEFAULT_PAGE = 1;
 const DEFAULT_PER_PAGE = 25;
 
-export function pageOf(req: PageRequest): Page & { page: number; per_page: number } {
-  const page = req.page ?? DEFAULT_PAGE;
+/** What a page request resolves to: the repository's page, and what the body and next cursor need. */
+export interface Paging extends Page {
+  page?: number;
+  per_page: number;
+  /** Digest input naming the query (operation and filters), without the paging fields. */
+  scope: string;
+}
+
+const PAGING_FIELDS = new Set(['page', 'per_page', 'cursor']);
+
+/** Stable JSON (object keys sorted), so equal filters give the same scope whatever their order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([k, v]) => v !== undefined && !PAGING_FIELDS.has(k))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+const digest = (scope: string, key: SortKey) =>
+  createHash('sha256').update(scope).update('\0').update(JSON.stringify(key)).digest('base64url').slice(0, 22);
+
+export const invalidCursor = (why: string) =>
+  new AppError('INVALID_CURSOR', `cursor: ${why}; start again from the first page without a cursor`);
+
+export function encodeCursor(scope: string, key: SortKey): string {
+  return Buffer.from(JSON.stringify({ k: key, h: digest(scope, key) })).toString('base64url');
+}
+
+/** The cursor a list would answer for a row with sort key `key` (benchmarks: a deep start). */
+export const cursorFor = (operation: string, filters: object, key: SortKey) => encodeCursor(`${operation}${canonical(filters)}`, key);
+
+export function decodeCursor(scope: string, cursor: string): SortKey {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor('malformed');
+  }
+  const { k, h } = (parsed ?? {}) as { k?: unknown; h?: unknown };
+  if (!Array.isArray(k) || !k.length || k.some((x) => x !== null && typeof x !== 'string') || typeof h !== 'string') {
+    throw invalidCursor('malformed');
+  }
+  if (h !== digest(scope, k as SortKey)) throw invalidCursor('it belongs to another query (other operation or filters) or was altered');
+  return k as SortKey;
+}
+
+/**
+ * The page a request asks for. `operation` and the request's other fields (filters, path and
+ * identifier parameters) are the query a cursor is bound to.
+ */
+export function pageOf(req: PageRequest, operation: string, filters: object = req): Paging {
   const perPage = req.per_page ?? DEFAULT_PER_PAGE;
-  return { page, per_page: perPage, limit: perPage, offset: (page - 1) * perPage };
+  const scope = `${operation}${canonical(filters)}`;
+  if (req.cursor !== undefined) {
+    if (req.page !== undefined) throw validationError('page: cannot be combined with cursor (a cursor already says where the page starts)');
+    return { per_page: perPage, limit: perPage, offset: 0, after: decodeCursor(scope, req.cursor), scope };
+  }
+  const page = req.page ?? DEFAULT_PAGE;
+  return { page, per_page: perPage, limit: perPage, offset: (page - 1) * perPage, scope };
 }
 
-export function listBody<T>(result: ListResult<T>, paging: { page: number; per_page: number }): ListBody<T> {
-  return { results: result.rows, total: result.total, page: paging.page, per_page: paging.per_page };
+export function listBody<T>(result: ListResult<T>, paging: Paging): ListBody<T> {
+  const body: ListBody<T> = {
+    results: result.rows,
+    total: result.total,
+    total_relation: result.totalRelation,
+    per_page: paging.per_page,
+    next_cursor: result.next ? encodeCursor(paging.scope, result.next) : null,
+  };
+  if (paging.page !== undefined) body.page = paging.page;
+  return body;
 }
 
-export const emptyList = <T>(paging: { page: number; per_page: number }): ListBody<T> =>
-  listBody<T>({ rows: [], total: 0 }, paging);
+/**
+ * Runs a list query for a page and builds the body. A cursor whose digest matches but whose key
+ * does not fit the list (hand-made) is refused as a cursor, not as a fault of the service.
+ */
+export async function listed<T>(paging: Paging, run: (page: Page) => Promise<ListResult<T>>): Promise<ListBody<T>> {
+  try {
+    return listBody(await run(paging), paging);
+  } catch (err) {
+    if (paging.after && (err instanceof SortKeyMismatch || classifyDatabaseError(err) === 'invalid_input')) {
+      throw invalidCursor('its position does not fit this list');
+    }
+    throw err;
+  }
+}
+
+export const emptyList = <T>(paging: Paging): ListBody<T> =>
+  listBody<T>({ rows: [], total: 0, totalRelation: 'eq', next: null }, paging);
 
 /**
  * First day (YYYY-MM-01) of the look-back window: the last `months` calendar months (UTC), the

@@ -67,3 +67,56 @@ export function rateLimitOf(response: Response): RateLimitState {
 
 /** The request id of an answer (quote it when asking for support). */
 export const requestIdOf = (response: Response): string | null => response.headers.get('x-request-id');
+
+/** A documented error answer, thrown by the page iterators (which cannot return it). */
+export class EnrichApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode | null,
+    readonly requestId: string | null,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EnrichApiError';
+  }
+}
+
+/** What one list call answers through openapi-fetch. */
+interface ListAnswer<P> {
+  data?: P;
+  error?: unknown;
+  response: Response;
+}
+
+/**
+ * Every page of a list operation, following `next_cursor` (keyset paging: no page cap, each row
+ * not changed during the walk seen exactly once). `fetchPage` makes the call with the cursor it is
+ * given (undefined for the first page), the same filters each time:
+ *
+ *   for await (const page of pages((cursor) => enrich.POST('/people/search', { body: { location: ['US'], per_page: 100, cursor } })))
+ *     console.log(page.results.length, page.total, page.total_relation);
+ *
+ * An error answer (429 included) is thrown as EnrichApiError, after the pages before it.
+ */
+export async function* pages<P extends { next_cursor: string | null }>(
+  fetchPage: (cursor: string | undefined) => Promise<ListAnswer<P>>,
+): AsyncGenerator<P, void, undefined> {
+  let cursor: string | undefined;
+  for (;;) {
+    const { data, error, response } = await fetchPage(cursor);
+    if (!data) {
+      const body = error as Partial<ErrorResponse> | undefined;
+      throw new EnrichApiError(response.status, body?.code ?? null, requestIdOf(response), body?.error ?? `HTTP ${response.status}`);
+    }
+    yield data;
+    if (data.next_cursor === null) return;
+    cursor = data.next_cursor;
+  }
+}
+
+/** Every result of a list operation, page after page (see `pages`). */
+export async function* allResults<R, P extends { next_cursor: string | null; results: R[] }>(
+  fetchPage: (cursor: string | undefined) => Promise<ListAnswer<P>>,
+): AsyncGenerator<R, void, undefined> {
+  for await (const page of pages(fetchPage)) yield* page.results;
+}

@@ -187,7 +187,10 @@ export interface paths {
          *     400 `VALIDATION_ERROR` naming the parameter.
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
-         *     the number of matches over all pages. A page past the last one returns empty `results`.
+         *     the number of matches over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`). A
+         *     page past the last one returns empty `results`. For exports, follow `next_cursor` (pass it as
+         *     `cursor`, without `page`): keyset paging, no page cap, every row not changed during the walk seen
+         *     exactly once; a malformed cursor or one from another query is a 400 `INVALID_CURSOR`.
          *
          *     **Outcomes.** 404 `NOT_FOUND` when the subject is not indexed; 451 `DATA_SUBJECT_BLOCKED` when the
          *     subject was withdrawn under a privacy request. A subject with no similar people is a 200 with
@@ -224,7 +227,10 @@ export interface paths {
          *     400 `VALIDATION_ERROR` naming the parameter.
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
-         *     the number of matches over all pages. A page past the last one returns empty `results`.
+         *     the number of matches over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`). A
+         *     page past the last one returns empty `results`. For exports, follow `next_cursor` (pass it as
+         *     `cursor`, without `page`): keyset paging, no page cap, every row not changed during the walk seen
+         *     exactly once; a malformed cursor or one from another query is a 400 `INVALID_CURSOR`.
          *
          *     **Outcomes.** 404 `NOT_FOUND` when the subject is not indexed; 451 `DATA_SUBJECT_BLOCKED` when the
          *     subject was withdrawn under a privacy request.
@@ -262,7 +268,10 @@ export interface paths {
          *     request are never included in any list.
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
-         *     the number of matches over all pages. A page past the last one returns empty `results`.
+         *     the number of matches over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`). A
+         *     page past the last one returns empty `results`. For exports, follow `next_cursor` (pass it as
+         *     `cursor`, without `page`): keyset paging, no page cap, every row not changed during the walk seen
+         *     exactly once; a malformed cursor or one from another query is a 400 `INVALID_CURSOR`.
          */
         get: operations["listJobChanges"];
         put?: never;
@@ -308,7 +317,11 @@ export interface paths {
          *     Hits are lightweight profiles; pass a hit's `id` to `GET /person` for the full record. Profiles
          *     withdrawn under a privacy request are never included in any list.
          *
-         *     **Paging.** `page` (1-1000, default 1) and `per_page` (1-100, default 25) are body fields here.
+         *     **Paging.** `page` (1-1000, default 1), `per_page` (1-100, default 25) and `cursor` are body fields
+         *     here. `total` is exact up to 10,000 (`total_relation` says `eq` or `gte`). For exports, follow
+         *     `next_cursor` (send it as `cursor` with the same filters, without `page`): keyset paging, no page
+         *     cap, every row not changed during the walk seen exactly once; a malformed cursor or one from
+         *     another query is a 400 `INVALID_CURSOR`.
          *
          *     **Validation.** An unknown body field, a wrong type or an out-of-range value is a 400
          *     `VALIDATION_ERROR` naming the field. The body must be `application/json` (415 otherwise) and at
@@ -401,7 +414,10 @@ export interface paths {
          *     withdrawn under a privacy request are never included in any list.
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
-         *     the number of matches over all pages. A page past the last one returns empty `results`.
+         *     the number of matches over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`). A
+         *     page past the last one returns empty `results`. For exports, follow `next_cursor` (pass it as
+         *     `cursor`, without `page`): keyset paging, no page cap, every row not changed during the walk seen
+         *     exactly once; a malformed cursor or one from another query is a 400 `INVALID_CURSOR`.
          */
         get: operations["listAlumni"];
         put?: never;
@@ -499,7 +515,11 @@ export interface paths {
          *
          *     Hits are lightweight; pass a hit's `id` or `company_id` to `GET /company` for the full record.
          *
-         *     **Paging.** `page` (1-1000, default 1) and `per_page` (1-100, default 25) are body fields here.
+         *     **Paging.** `page` (1-1000, default 1), `per_page` (1-100, default 25) and `cursor` are body fields
+         *     here. `total` is exact up to 10,000 (`total_relation` says `eq` or `gte`). For exports, follow
+         *     `next_cursor` (send it as `cursor` with the same filters, without `page`): keyset paging, no page
+         *     cap, every row not changed during the walk seen exactly once; a malformed cursor or one from
+         *     another query is a 400 `INVALID_CURSOR`.
          *
          *     **Validation.** An unknown body field, a wrong type or an out-of-range value is a 400
          *     `VALIDATION_ERROR` naming the field. The body must be `application/json` (415) and at most 1 MiB
@@ -532,7 +552,10 @@ export interface paths {
          *     privacy request. A known company with nobody matching is a 200 with empty `results`.
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
-         *     the number of matches over all pages. A page past the last one returns empty `results`.
+         *     the number of matches over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`). A
+         *     page past the last one returns empty `results`. For exports, follow `next_cursor` (pass it as
+         *     `cursor`, without `page`): keyset paging, no page cap, every row not changed during the walk seen
+         *     exactly once; a malformed cursor or one from another query is a 400 `INVALID_CURSOR`.
          */
         get: operations["listCurrentEmployees"];
         put?: never;
@@ -562,7 +585,10 @@ export interface paths {
          *     privacy request. A known company with nobody matching is a 200 with empty `results`.
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
-         *     the number of matches over all pages. A page past the last one returns empty `results`.
+         *     the number of matches over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`). A
+         *     page past the last one returns empty `results`. For exports, follow `next_cursor` (pass it as
+         *     `cursor`, without `page`): keyset paging, no page cap, every row not changed during the walk seen
+         *     exactly once; a malformed cursor or one from another query is a 400 `INVALID_CURSOR`.
          */
         get: operations["listPastEmployees"];
         put?: never;
@@ -618,7 +644,10 @@ export interface paths {
          *     privacy request. A known company with nobody matching is a 200 with empty `results`.
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
-         *     the number of matches over all pages. A page past the last one returns empty `results`.
+         *     the number of matches over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`). A
+         *     page past the last one returns empty `results`. For exports, follow `next_cursor` (pass it as
+         *     `cursor`, without `page`): keyset paging, no page cap, every row not changed during the walk seen
+         *     exactly once; a malformed cursor or one from another query is a 400 `INVALID_CURSOR`.
          */
         get: operations["listHiringSignals"];
         put?: never;
@@ -648,7 +677,10 @@ export interface paths {
          *     privacy request. A known company with nobody matching is a 200 with empty `results`.
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
-         *     the number of matches over all pages. A page past the last one returns empty `results`.
+         *     the number of matches over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`). A
+         *     page past the last one returns empty `results`. For exports, follow `next_cursor` (pass it as
+         *     `cursor`, without `page`): keyset paging, no page cap, every row not changed during the walk seen
+         *     exactly once; a malformed cursor or one from another query is a 400 `INVALID_CURSOR`.
          */
         get: operations["listDecisionMakers"];
         put?: never;
@@ -876,7 +908,10 @@ export interface paths {
          *     A monitor that does not exist, was deleted, or belongs to another workspace is 404 `NOT_FOUND`.
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
-         *     the number of deliveries over all pages. A page past the last one returns empty `results`.
+         *     the number of deliveries over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`).
+         *     A page past the last one returns empty `results`. To walk the whole log, follow `next_cursor`
+         *     (pass it as `cursor`, without `page`): keyset paging, no page cap; a malformed cursor or one from
+         *     another monitor is a 400 `INVALID_CURSOR`.
          */
         get: operations["listMonitorDeliveries"];
         put?: never;
@@ -1327,6 +1362,7 @@ export interface components {
          *     | status | code | when |
          *     |---|---|---|
          *     | 400 | `VALIDATION_ERROR` | missing or malformed parameter, malformed JSON, unknown body field |
+         *     | 400 | `INVALID_CURSOR` | list `cursor` malformed, altered, or from another query (other operation or filters) |
          *     | 401 | `API_KEY_INVALID` | missing, malformed, unknown or revoked API key |
          *     | 402 | `LICENSE_INACTIVE` | the workspace license is inactive or expired |
          *     | 404 | `NOT_FOUND` | record not indexed, unknown path, unknown monitor |
@@ -1345,7 +1381,7 @@ export interface components {
          *     | 503 | `SERVICE_UNAVAILABLE` | the database is unreachable or did not answer in time; see `Retry-After` |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "API_KEY_INVALID" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "API_KEY_INVALID" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
         /** @description Body of every error response. */
         ErrorResponse: {
             /** @description Human-readable explanation; for 400 it names the offending parameter. The wording may change at any time: do not parse it. */
@@ -1794,6 +1830,8 @@ export interface components {
          * @default 25
          */
         PageSize: number;
+        /** @description Opaque cursor from a previous page's `next_cursor`: asks for the page after that one, by the sort key of its last row (keyset paging). Cursors have no page cap and stay valid across restarts; a row that is neither inserted nor deleted nor re-sorted during the walk is seen exactly once. A cursor is bound to the query that produced it (operation and filters; `per_page` may change between pages): a malformed cursor, or one from another query, is a 400 `INVALID_CURSOR`. It cannot be combined with `page`. */
+        Cursor: string;
         /** @description A lightweight person profile returned by searches and relationship lookups. Every field is always present (null when empty). Pass `id` to the person lookup for the full record. */
         PersonSearchHit: {
             /**
@@ -1832,14 +1870,24 @@ export interface components {
              */
             fetched_at: string;
         };
-        /** @description Number of matches over all pages. */
+        /** @description Number of matches over all pages, exact up to 10,000; see `total_relation`. */
         TotalCount: number;
+        /**
+         * @description How `total` relates to the number of matches: `eq` when it is the exact count, `gte` when there are at least `total` matches. Counting stops at 10,000 matches (as Elasticsearch's `track_total_hits` does), so a `total` of 10000 with `gte` means "10,000 or more"; every match stays reachable through `next_cursor`.
+         * @enum {string}
+         */
+        TotalRelation: "eq" | "gte";
+        /** @description Cursor of the next page (pass it as `cursor` with the same filters), or null when this page is the last one. Present on every page, whether it was asked by `page` or by `cursor`, so an export may start with `page` 1 and go on with cursors without a page cap. */
+        NextCursor: string | null;
         /** @description People matching the request, one page of them. */
         PersonSearchResponse: {
             results: components["schemas"]["PersonSearchHit"][];
             total: components["schemas"]["TotalCount"];
-            page: components["schemas"]["PageNumber"];
+            total_relation: components["schemas"]["TotalRelation"];
+            /** @description The page number asked for; absent when the page was asked by `cursor`. */
+            page?: components["schemas"]["PageNumber"];
             per_page: components["schemas"]["PageSize"];
+            next_cursor: components["schemas"]["NextCursor"];
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
@@ -1905,8 +1953,11 @@ export interface components {
         JobChangeListResponse: {
             results: components["schemas"]["JobChangeHit"][];
             total: components["schemas"]["TotalCount"];
-            page: components["schemas"]["PageNumber"];
+            total_relation: components["schemas"]["TotalRelation"];
+            /** @description The page number asked for; absent when the page was asked by `cursor`. */
+            page?: components["schemas"]["PageNumber"];
             per_page: components["schemas"]["PageSize"];
+            next_cursor: components["schemas"]["NextCursor"];
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
@@ -1941,6 +1992,7 @@ export interface components {
             past_company_id?: string;
             page?: components["schemas"]["PageNumber"];
             per_page?: components["schemas"]["PageSize"];
+            cursor?: components["schemas"]["Cursor"];
         };
         /** @description One profile to enrich, by any one identifier. Provide one of `network_url`, `username` or `id`; when several are present they are tried in that order and the first present one is used, as in the person lookup. The value checks (at least one identifier, `network_url` holds a profile slug and is at most 2048 characters, `username` is 1-200 characters, `id` is a UUID) are made per item, so a bad item yields a 400 entry in `results` instead of failing the batch. */
         BulkProfileIdentifier: {
@@ -2149,6 +2201,7 @@ export interface components {
             founded_year_max?: number;
             page?: components["schemas"]["PageNumber"];
             per_page?: components["schemas"]["PageSize"];
+            cursor?: components["schemas"]["Cursor"];
         };
         /** @description A lightweight company profile returned by company search. Every field is always present (null when empty). Pass `id` or `company_id` to the company lookup for the full record. */
         CompanySearchHit: {
@@ -2188,8 +2241,11 @@ export interface components {
         CompanySearchResponse: {
             results: components["schemas"]["CompanySearchHit"][];
             total: components["schemas"]["TotalCount"];
-            page: components["schemas"]["PageNumber"];
+            total_relation: components["schemas"]["TotalRelation"];
+            /** @description The page number asked for; absent when the page was asked by `cursor`. */
+            page?: components["schemas"]["PageNumber"];
             per_page: components["schemas"]["PageSize"];
+            next_cursor: components["schemas"]["NextCursor"];
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
@@ -2247,8 +2303,11 @@ export interface components {
         PastEmployeeListResponse: {
             results: components["schemas"]["PastEmployeeHit"][];
             total: components["schemas"]["TotalCount"];
-            page: components["schemas"]["PageNumber"];
+            total_relation: components["schemas"]["TotalRelation"];
+            /** @description The page number asked for; absent when the page was asked by `cursor`. */
+            page?: components["schemas"]["PageNumber"];
             per_page: components["schemas"]["PageSize"];
+            next_cursor: components["schemas"]["NextCursor"];
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
@@ -2323,8 +2382,11 @@ export interface components {
         HiringSignalListResponse: {
             results: components["schemas"]["HiringSignalHit"][];
             total: components["schemas"]["TotalCount"];
-            page: components["schemas"]["PageNumber"];
+            total_relation: components["schemas"]["TotalRelation"];
+            /** @description The page number asked for; absent when the page was asked by `cursor`. */
+            page?: components["schemas"]["PageNumber"];
             per_page: components["schemas"]["PageSize"];
+            next_cursor: components["schemas"]["NextCursor"];
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
@@ -2492,8 +2554,11 @@ export interface components {
         MonitorDeliveryListResponse: {
             results: components["schemas"]["MonitorDelivery"][];
             total: components["schemas"]["TotalCount"];
-            page: components["schemas"]["PageNumber"];
+            total_relation: components["schemas"]["TotalRelation"];
+            /** @description The page number asked for; absent when the page was asked by `cursor`. */
+            page?: components["schemas"]["PageNumber"];
             per_page: components["schemas"]["PageSize"];
+            next_cursor: components["schemas"]["NextCursor"];
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
@@ -2703,7 +2768,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is malformed (`VALIDATION_ERROR`): a parameter or body field is missing, has the wrong type or is out of bounds, the JSON is malformed, or the body has an unknown field. The message names the parameter. Do not retry unchanged. */
+        /** @description The request is malformed (`VALIDATION_ERROR`): a parameter or body field is missing, has the wrong type or is out of bounds, the JSON is malformed, or the body has an unknown field. The message names the parameter. Lists answer `INVALID_CURSOR` for a `cursor` that is malformed or belongs to another query (another operation or other filters): start the walk again without it. Do not retry unchanged. */
         BadRequest: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -2917,6 +2982,8 @@ export interface components {
          * @example 25
          */
         PerPage: components["schemas"]["PageSize"];
+        /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+        Cursor: components["schemas"]["Cursor"];
         /**
          * @description Look-back window in whole months, counted back from the current calendar month (UTC): a role whose start month falls within the last `within_months` months, the current month included, qualifies. Roles with an unknown start month are placed in January of their start year.
          * @example 3
@@ -3247,6 +3314,8 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -3305,6 +3374,8 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -3363,6 +3434,8 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -3520,6 +3593,8 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -3708,6 +3783,8 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -3756,6 +3833,8 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -3847,6 +3926,8 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -3895,6 +3976,8 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -4247,6 +4330,8 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path: {

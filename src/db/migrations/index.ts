@@ -14,6 +14,7 @@ import * as apiKeyExpiry from './20261201000100_api_key_expiry';
 import * as identifierNormalization from './20261201000200_identifier_normalization';
 import * as monitorDeliveries from './20261202000100_monitor_deliveries';
 import * as deliveryDestinationIndex from './20261202000110_delivery_destination_index';
+import * as listSpeed from './20261202000300_list_speed';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '20261201000200_identifier_normalization': identifierNormalization,
   '20261202000100_monitor_deliveries': monitorDeliveries,
   '20261202000110_delivery_destination_index': deliveryDestinationIndex,
+  '20261202000300_list_speed': listSpeed,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

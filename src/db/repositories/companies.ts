@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
-import type { ListResult, Page } from './pages';
+import { boundedCount, pageQuery, splitPage, term, totalOf, type ListResult, type OrderTerm, type Page } from './pages';
 import { listPersons, pageWithTotal, STAFF_ORDER, STARTED_ORDER, type PersonSearchHit } from './personHits';
 
 export type CompanySearchHit = components['schemas']['CompanySearchHit'];
@@ -30,6 +30,9 @@ const HIT = `json_build_object(
   'hq_city', r->'hq_city', 'hq_country_code', r->'hq_country_code', 'founded_year', r->'founded_year',
   'fetched_at', r->'fetched_at')`;
 
+/** Companies without a query: largest first (unknown headcount last), then id. */
+const COMPANY_ORDER: OrderTerm[] = [term('c.staff_count', 'desc', 'integer', { nullable: true }), term('c.id', 'asc', 'uuid')];
+
 export async function searchCompanies(db: Knex, c: CompanyCriteria, page: Page): Promise<ListResult<CompanySearchHit>> {
   const base = () => {
     const qb = db.from('companies as c');
@@ -44,16 +47,16 @@ export async function searchCompanies(db: Knex, c: CompanyCriteria, page: Page):
     if (c.foundedMax !== undefined) qb.where('c.founded_year', '<=', c.foundedMax);
     return qb;
   };
-  const orderBy =
+  const order =
     c.query !== undefined
-      ? db.raw(`ts_rank(c.search_words, websearch_to_tsquery('simple', ?)) desc, c.id`, [c.query])
-      : db.raw('c.staff_count desc nulls last, c.id');
-  const pageQuery = base().select('c.id').orderByRaw(orderBy).limit(page.limit).offset(page.offset);
-  const [ids, count] = await Promise.all([
-    pageQuery as Promise<{ id: string }[]>,
-    base().count<{ count: number }[]>({ count: '*' }),
+      ? [term(`ts_rank(c.search_words, websearch_to_tsquery('simple', ?))`, 'desc', 'real', { bindings: [c.query] }), term('c.id', 'asc', 'uuid')]
+      : COMPANY_ORDER;
+  const [rows, count] = await Promise.all([
+    pageQuery(db, base().select('c.id'), order, page) as Promise<{ id: string }[]>,
+    boundedCount(db, base().select(db.raw('1'))) as Promise<{ count: number }[]>,
   ]);
-  return { rows: await hitsOf(db, ids.map((r) => r.id)), total: Number(count[0].count) };
+  const split = splitPage(rows, order, page);
+  return { rows: await hitsOf(db, split.rows.map((r) => r.id)), next: split.next, ...totalOf(count) };
 }
 
 /** The hits of one page, in the page's order; records are read for these rows only. */
@@ -86,7 +89,7 @@ export function listCompanyStaff(
         if (opts.exceptId) qb.whereNot('p.id', opts.exceptId);
         if (opts.maxRank) qb.where('p.seniority_rank', '<=', opts.maxRank);
       },
-      orderBy: db.raw(STAFF_ORDER),
+      order: STAFF_ORDER,
     },
     page,
   );
@@ -107,12 +110,15 @@ export function listHiringSignals<T>(db: Knex, companyId: string, since: string,
     db,
     {
       where: (qb) => qb.where('p.current_company_id', companyId).where('p.current_started_on', '>=', since),
-      orderBy: db.raw(STARTED_ORDER),
+      order: STARTED_ORDER,
       extra: 'joined',
     },
     page,
   );
 }
+
+/** Past employees: most recently left first (end unknown last), then person. */
+const PAST_ORDER: OrderTerm[] = [term('pp.ended_on', 'desc', 'date', { nullable: true }), term('pp.person_id', 'asc', 'uuid')];
 
 /**
  * One row per person: their newest ended position at the company, if they do not work there now
@@ -120,10 +126,6 @@ export function listHiringSignals<T>(db: Knex, companyId: string, since: string,
  */
 export function listPastEmployees<T>(db: Knex, companyId: string, page: Page): Promise<ListResult<T>> {
   const base = () => db('person_positions as pp').where('pp.company_id', companyId).where('pp.latest_past', true);
-  const pageQuery = base()
-    .select({ id: 'pp.person_id', ordinal: 'pp.ordinal' })
-    .orderByRaw('pp.ended_on desc nulls last, pp.person_id')
-    .limit(page.limit)
-    .offset(page.offset);
-  return pageWithTotal<T>(db, pageQuery, base().count({ count: '*' }), 'past_role');
+  const rows = pageQuery(db, base().select({ id: 'pp.person_id', ordinal: 'pp.ordinal' }), PAST_ORDER, page);
+  return pageWithTotal<T>(db, rows, PAST_ORDER, page, base().select(db.raw('1')), 'past_role');
 }

@@ -5,7 +5,7 @@
  * was taken over records nothing. Plain values in, plain rows out.
  */
 import type { Knex } from 'knex';
-import type { Page, ListResult } from './pages';
+import { boundedCount, pageQuery, splitPage, term, totalOf, type ListResult, type OrderTerm, type Page } from './pages';
 
 export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -247,20 +247,17 @@ export async function forgetSubject(trx: Knex.Transaction, subjectId: string): P
   return rowCount ?? 0;
 }
 
+/** The delivery log's order: newest first, ties broken by id (the index monitor_deliveries_monitor). */
+const LOG_ORDER: OrderTerm[] = [term('created_at', 'desc', 'timestamptz'), term('id', 'asc', 'uuid')];
+
 export async function listForMonitor(db: Knex, monitorId: string, page: Page): Promise<ListResult<DeliveryRow>> {
+  const base = () => db('monitor_deliveries').where('monitor_id', monitorId);
   const [rows, count] = await Promise.all([
-    db('monitor_deliveries')
-      .select(LOG_COLUMNS)
-      .where('monitor_id', monitorId)
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'asc' },
-      ])
-      .limit(page.limit)
-      .offset(page.offset),
-    db('monitor_deliveries').where('monitor_id', monitorId).count<{ count: string }[]>('* as count').first(),
+    pageQuery(db, base().select(LOG_COLUMNS), LOG_ORDER, page) as Promise<DeliveryRow[]>,
+    boundedCount(db, base().select(db.raw('1'))) as Promise<{ count: number }[]>,
   ]);
-  return { rows: rows as DeliveryRow[], total: Number(count?.count ?? 0) };
+  const split = splitPage(rows as unknown as Record<string, unknown>[], LOG_ORDER, page);
+  return { rows: split.rows as unknown as DeliveryRow[], next: split.next, ...totalOf(count) };
 }
 
 export async function findDelivery(db: Knex, monitorId: string, id: string): Promise<DeliveryRow | undefined> {

@@ -8,10 +8,9 @@ export function listAlumni(db: Knex, school: string, page: Page): Promise<ListRe
     db,
     {
       where: (qb) => qb.whereExists(hasSchool(school)),
-      orderBy: db.raw(RECENT_ORDER),
+      order: RECENT_ORDER,
       // Education rows go with their person (on delete cascade), so they alone give the count.
-      count: () =>
-        db('person_educations').whereRaw('lower(school_name) = lower(?)', [school]).countDistinct({ count: 'person_id' }),
+      matches: () => db('person_educations').whereRaw('lower(school_name) = lower(?)', [school]).distinct('person_id'),
     },
     page,
   );

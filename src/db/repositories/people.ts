@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import type { PersonKeyColumn } from './personRecords';
 import { listPersons, hasSchool, RECENT_ORDER, STARTED_ORDER, type PersonSearchHit } from './personHits';
-import type { ListResult, Page } from './pages';
+import { term, type ListResult, type Page } from './pages';
 
 export interface SubjectRow {
   id: string;
@@ -63,11 +63,11 @@ export function searchPeople(db: Knex, c: PersonCriteria, page: Page): Promise<L
     if (pastCompanyId !== undefined) qb.whereExists(workedAt('x.company_id = ?', pastCompanyId));
     else if (pastCompany !== undefined) qb.whereExists(workedAt('lower(x.company_name) = lower(?)', pastCompany));
   };
-  const orderBy =
+  const order =
     c.query !== undefined
-      ? db.raw(`ts_rank(p.search_words, websearch_to_tsquery('simple', ?)) desc, p.id`, [c.query])
-      : db.raw(RECENT_ORDER);
-  return listPersons(db, { where, orderBy }, page);
+      ? [term(`ts_rank(p.search_words, websearch_to_tsquery('simple', ?))`, 'desc', 'real', { bindings: [c.query] }), term('p.id', 'asc', 'uuid')]
+      : RECENT_ORDER;
+  return listPersons(db, { where, order }, page);
 }
 
 /** Same band, industry and country as the subject; a criterion the subject has no value for is left out. */
@@ -81,7 +81,7 @@ export function listSimilarPeople(db: Knex, subject: SubjectRow, page: Page): Pr
         if (subject.seniority !== null) qb.where('p.seniority', subject.seniority);
         qb.whereNot('p.id', subject.id);
       },
-      orderBy: db.raw(RECENT_ORDER),
+      order: RECENT_ORDER,
     },
     page,
   );
@@ -100,7 +100,7 @@ export function listJobChanges<T>(
         if (opts.previousCompanyId !== undefined) qb.where('p.previous_company_id', opts.previousCompanyId);
         else if (opts.previousCompany !== undefined) qb.whereRaw('lower(p.previous_company) = lower(?)', [opts.previousCompany]);
       },
-      orderBy: db.raw(STARTED_ORDER),
+      order: STARTED_ORDER,
       extra: 'job_change',
     },
     page,

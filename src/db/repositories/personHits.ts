@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
-import type { ListResult, Page } from './pages';
+import { boundedCount, pageQuery, splitPage, term, totalOf, type ListResult, type OrderTerm, type Page } from './pages';
 
 export type PersonSearchHit = components['schemas']['PersonSearchHit'];
 
@@ -44,15 +44,15 @@ const EXTRAS = {
 export type HitExtra = keyof typeof EXTRAS;
 
 /**
- * A list over `persons p`: `where` narrows it, `orderBy` is the full deterministic order (it must
+ * A list over `persons p`: `where` narrows it, `order` is the full deterministic order (it must
  * end with a unique column). The hit (and the extra object, if any) is computed only for the rows
- * of the page. `count` replaces the default count when a cheaper equivalent exists.
+ * of the page. `matches` replaces the default rows to count when a cheaper equivalent exists.
  */
 export interface ListSpec {
   where: (qb: Knex.QueryBuilder) => void;
-  orderBy: Knex.Raw;
+  order: OrderTerm[];
   extra?: HitExtra;
-  count?: () => Knex.QueryBuilder;
+  matches?: () => Knex.QueryBuilder;
 }
 
 type PageRow = { id: string; ordinal?: number };
@@ -63,18 +63,25 @@ export async function listPersons<T = PersonSearchHit>(db: Knex, spec: ListSpec,
     spec.where(qb);
     return qb;
   };
-  const pageQuery = base().select('p.id').orderByRaw(spec.orderBy).limit(page.limit).offset(page.offset);
-  return pageWithTotal(db, pageQuery, spec.count?.() ?? base().count({ count: '*' }), spec.extra);
+  const rows = pageQuery(db, base().select('p.id'), spec.order, page);
+  return pageWithTotal(db, rows, spec.order, page, spec.matches?.() ?? base().select(db.raw('1')), spec.extra);
 }
 
+/** Runs a page query (pages.ts pageQuery) and the bounded count side by side, then builds the hits. */
 export async function pageWithTotal<T>(
   db: Knex,
-  pageQuery: Knex.QueryBuilder,
-  countQuery: Knex.QueryBuilder,
+  rowsQuery: Knex.QueryBuilder,
+  order: OrderTerm[],
+  page: Page,
+  matches: Knex.QueryBuilder,
   extra?: HitExtra,
 ): Promise<ListResult<T>> {
-  const [ids, count] = await Promise.all([pageQuery as Promise<PageRow[]>, countQuery as Promise<{ count: number }[]>]);
-  return { rows: await hitsOf<T>(db, ids, extra), total: Number(count[0].count) };
+  const [rows, count] = await Promise.all([
+    rowsQuery as Promise<(PageRow & Record<string, unknown>)[]>,
+    boundedCount(db, matches) as Promise<{ count: number }[]>,
+  ]);
+  const split = splitPage(rows, order, page);
+  return { rows: await hitsOf<T>(db, split.rows, extra), next: split.next, ...totalOf(count) };
 }
 
 /** The hits of one page, in the page's order; records are read for these rows only. */
@@ -99,9 +106,14 @@ export const SENIORITY_RANK = { 'c-level': 1, vp: 2, director: 3, manager: 4 } a
 export const NO_BAND_RANK = 5;
 
 /** Company staff order: band (c-level first, no band last), name in code-point order, id. */
-export const STAFF_ORDER = 'p.seniority_rank, p.full_name collate "C", p.id';
-export const RECENT_ORDER = 'p.fetched_at desc, p.id';
-export const STARTED_ORDER = 'p.current_started_on desc, p.id';
+export const STAFF_ORDER: OrderTerm[] = [
+  term('p.seniority_rank', 'asc', 'smallint'),
+  term('p.full_name collate "C"', 'asc', 'text'),
+  term('p.id', 'asc', 'uuid'),
+];
+export const RECENT_ORDER: OrderTerm[] = [term('p.fetched_at', 'desc', 'timestamptz'), term('p.id', 'asc', 'uuid')];
+/** Lists whose filter keeps current_started_on non-null (a window start). */
+export const STARTED_ORDER: OrderTerm[] = [term('p.current_started_on', 'desc', 'date'), term('p.id', 'asc', 'uuid')];
 
 
 /** Has an education at the school, case-insensitively (both sides lower()ed by the database, so they agree). */

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
 import { searchCompanies as searchCompanyRows, type CompanySearchHit } from '../../db/repositories/companies';
 import { validationError } from '../errors';
-import { asArray, listBody, pageOf, upperAll, type ListBody } from '../paging';
+import { asArray, listed, pageOf, upperAll, type ListBody } from '../paging';
 
 export type SearchCompaniesRequest = components['schemas']['SearchCompaniesRequest'];
 
@@ -18,8 +18,8 @@ export async function searchCompanies(db: Knex, req: SearchCompaniesRequest): Pr
   assertRange('founded_year', req.founded_year_min, req.founded_year_max);
   const query = req.query?.trim();
   if (query === '') throw validationError('query: must contain at least one word');
-  const paging = pageOf(req);
-  const result = await searchCompanyRows(
+  const paging = pageOf(req, 'searchCompanies');
+  return listed(paging, (page) => searchCompanyRows(
     db,
     {
       query,
@@ -32,7 +32,6 @@ export async function searchCompanies(db: Knex, req: SearchCompaniesRequest): Pr
       foundedMin: req.founded_year_min,
       foundedMax: req.founded_year_max,
     },
-    paging,
-  );
-  return listBody(result, paging);
+    page,
+  ));
 }

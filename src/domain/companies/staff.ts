@@ -17,7 +17,7 @@ import {
 import { NO_BAND_RANK, SENIORITY_RANK, type PersonSearchHit } from '../../db/repositories/personHits';
 import { canonicalCompanyId, storedCompanyId, type CompanyKey } from '../lake/identifiers';
 import { foundOr451Or404 } from '../lake/presence';
-import { listBody, pageOf, windowStart, type ListBody, type PageRequest } from '../paging';
+import { listed, pageOf, windowStart, type ListBody, type PageRequest } from '../paging';
 import { DEFAULT_WITHIN_MONTHS } from '../people/relationships';
 
 type PastEmployeeHit = components['schemas']['PastEmployeeHit'];
@@ -34,21 +34,21 @@ async function indexedCompanyId(db: Knex, companyId: string): Promise<string> {
 }
 
 export async function listCurrentEmployees(db: Knex, companyId: string, req: PageRequest): Promise<ListBody<PersonSearchHit>> {
-  const paging = pageOf(req);
+  const paging = pageOf(req, 'listCurrentEmployees');
   const id = await indexedCompanyId(db, companyId);
-  return listBody(await listCompanyStaff(db, id, {}, paging), paging);
+  return listed(paging, (page) => listCompanyStaff(db, id, {}, page));
 }
 
 export async function listDecisionMakers(db: Knex, companyId: string, req: PageRequest): Promise<ListBody<PersonSearchHit>> {
-  const paging = pageOf(req);
+  const paging = pageOf(req, 'listDecisionMakers');
   const id = await indexedCompanyId(db, companyId);
-  return listBody(await listCompanyStaff(db, id, { maxRank: SENIORITY_RANK.director }, paging), paging);
+  return listed(paging, (page) => listCompanyStaff(db, id, { maxRank: SENIORITY_RANK.director }, page));
 }
 
 export async function listPastEmployees(db: Knex, companyId: string, req: PageRequest): Promise<ListBody<PastEmployeeHit>> {
-  const paging = pageOf(req);
+  const paging = pageOf(req, 'listPastEmployees');
   const id = await indexedCompanyId(db, companyId);
-  return listBody(await listPastEmployeeRows<PastEmployeeHit>(db, id, paging), paging);
+  return listed(paging, (page) => listPastEmployeeRows<PastEmployeeHit>(db, id, page));
 }
 
 export async function listHiringSignals(
@@ -56,10 +56,10 @@ export async function listHiringSignals(
   companyId: string,
   req: PageRequest & { within_months?: number },
 ): Promise<ListBody<HiringSignalHit>> {
-  const paging = pageOf(req);
+  const paging = pageOf(req, 'listHiringSignals');
   const id = await indexedCompanyId(db, companyId);
   const since = windowStart(req.within_months ?? DEFAULT_WITHIN_MONTHS);
-  return listBody(await listHiringSignalRows<HiringSignalHit>(db, id, since, paging), paging);
+  return listed(paging, (page) => listHiringSignalRows<HiringSignalHit>(db, id, since, page));
 }
 
 export async function getHeadcountBySeniority(db: Knex, companyId: string): Promise<HeadcountBySeniority> {

@@ -2,9 +2,9 @@
 import type { Knex } from 'knex';
 import { listAlumni as listAlumniRows } from '../../db/repositories/institutions';
 import type { PersonSearchHit } from '../../db/repositories/personHits';
-import { listBody, pageOf, type ListBody, type PageRequest } from '../paging';
+import { listed, pageOf, type ListBody, type PageRequest } from '../paging';
 
 export async function listAlumni(db: Knex, school: string, req: PageRequest): Promise<ListBody<PersonSearchHit>> {
-  const paging = pageOf(req);
-  return listBody(await listAlumniRows(db, school, paging), paging);
+  const paging = pageOf(req, 'listAlumni');
+  return listed(paging, (page) => listAlumniRows(db, school, page));
 }

@@ -11,7 +11,7 @@ import { findSubject, listJobChanges as listJobChangeRows, listSimilarPeople as 
 import type { PersonSearchHit } from '../../db/repositories/personHits';
 import { storedCompanyId, type PersonKey } from '../lake/identifiers';
 import { foundOr451Or404 } from '../lake/presence';
-import { emptyList, listBody, pageOf, windowStart, type ListBody, type PageRequest } from '../paging';
+import { emptyList, listed, pageOf, windowStart, type ListBody, type PageRequest } from '../paging';
 
 type JobChangeHit = components['schemas']['JobChangeHit'];
 
@@ -21,16 +21,16 @@ async function subjectOf(db: Knex, key: PersonKey): Promise<SubjectRow> {
 }
 
 export async function listColleagues(db: Knex, key: PersonKey, req: PageRequest): Promise<ListBody<PersonSearchHit>> {
-  const paging = pageOf(req);
+  const paging = pageOf(req, 'listColleagues');
   const subject = await subjectOf(db, key);
   if (subject.current_company_id === null) return emptyList(paging);
-  return listBody(await listCompanyStaff(db, subject.current_company_id, { exceptId: subject.id }, paging), paging);
+  return listed(paging, (page) => listCompanyStaff(db, subject.current_company_id!, { exceptId: subject.id }, page));
 }
 
 export async function listSimilarPeople(db: Knex, key: PersonKey, req: PageRequest): Promise<ListBody<PersonSearchHit>> {
-  const paging = pageOf(req);
+  const paging = pageOf(req, 'listSimilarPeople');
   const subject = await subjectOf(db, key);
-  return listBody(await listSimilarRows(db, subject, paging), paging);
+  return listed(paging, (page) => listSimilarRows(db, subject, page));
 }
 
 export interface JobChangesRequest extends PageRequest {
@@ -43,13 +43,13 @@ export interface JobChangesRequest extends PageRequest {
 export const DEFAULT_WITHIN_MONTHS = 3;
 
 export async function listJobChanges(db: Knex, req: JobChangesRequest): Promise<ListBody<JobChangeHit>> {
-  const paging = pageOf(req);
+  const paging = pageOf(req, 'listJobChanges');
   const since = windowStart(req.within_months ?? DEFAULT_WITHIN_MONTHS);
   if (req.previous_company_id !== undefined) {
     const previousCompanyId = storedCompanyId(req.previous_company_id);
     if (previousCompanyId === undefined) return emptyList(paging);
-    return listBody(await listJobChangeRows<JobChangeHit>(db, { since, previousCompanyId }, paging), paging);
+    return listed(paging, (page) => listJobChangeRows<JobChangeHit>(db, { since, previousCompanyId }, page));
   }
   const previousCompany = req.previous_company;
-  return listBody(await listJobChangeRows<JobChangeHit>(db, { since, previousCompany }, paging), paging);
+  return listed(paging, (page) => listJobChangeRows<JobChangeHit>(db, { since, previousCompany }, page));
 }

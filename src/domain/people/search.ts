@@ -8,7 +8,7 @@ import { validationError } from '../errors';
 import {
   asArray,
   emptyList,
-  listBody,
+  listed,
   pageOf,
   upperAll,
   type ListBody,
@@ -52,8 +52,8 @@ function personCriteria(req: SearchPeopleRequest): PersonCriteria | undefined {
 }
 
 export async function searchPeople(db: Knex, req: SearchPeopleRequest): Promise<ListBody<PersonSearchHit>> {
-  const paging = pageOf(req);
+  const paging = pageOf(req, 'searchPeople');
   const criteria = personCriteria(req);
   if (!criteria) return emptyList(paging);
-  return listBody(await searchPeopleRows(db, criteria, paging), paging);
+  return listed(paging, (page) => searchPeopleRows(db, criteria, page));
 }

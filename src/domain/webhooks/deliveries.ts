@@ -9,7 +9,7 @@ import type { components } from '../../../generated/types';
 import * as repo from '../../db/repositories/deliveries';
 import { findMonitor } from '../../db/repositories/monitors';
 import { AppError, notFound } from '../errors';
-import { listBody, pageOf, type ListBody, type PageRequest } from '../paging';
+import { listed, pageOf, type ListBody, type PageRequest } from '../paging';
 import type { AttemptResult, WebhookClient } from './client';
 import { attemptsFor, retryAfterSeconds, retryDelaySeconds } from './schedule';
 import type { ServerKeys } from './secrets';
@@ -95,9 +95,11 @@ async function ownMonitor(db: Knex, workspaceId: string, monitorId: string) {
 
 export async function listDeliveries(db: Knex, workspaceId: string, monitorId: string, req: PageRequest): Promise<ListBody<MonitorDelivery>> {
   const monitor = await ownMonitor(db, workspaceId, monitorId);
-  const paging = pageOf(req);
-  const result = await repo.listForMonitor(db, monitor.id, paging);
-  return listBody({ rows: result.rows.map(toDelivery), total: result.total }, paging);
+  const paging = pageOf(req, 'listMonitorDeliveries', { id: monitor.id });
+  return listed(paging, async (page) => {
+    const result = await repo.listForMonitor(db, monitor.id, page);
+    return { ...result, rows: result.rows.map(toDelivery) };
+  });
 }
 
 /** POST /monitors/{id}/test: a `monitor.test` delivery through the real path, due now. */

@@ -44,6 +44,33 @@ describe('GET /monitors/{id}/deliveries', () => {
     }
     const past = await h.get(`/api/v1/monitors/${monitor.id}/deliveries?page=3&per_page=2`, key);
     expect(past.body).toMatchObject({ results: [], total: 3, page: 3 });
+
+    // The same log walked by cursor: every delivery once, in order, and no cursor after the last page.
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await h.get(`/api/v1/monitors/${monitor.id}/deliveries?per_page=1${cursor ? `&cursor=${cursor}` : ''}`, key);
+      expect(res.status).toBe(200);
+      expect(res.body.total_relation).toBe('eq');
+      walked.push(...res.body.results.map((d: { id: string }) => d.id));
+      cursor = res.body.next_cursor;
+    } while (cursor);
+    expect(walked).toEqual(expected);
+  });
+
+  it('refuses a cursor of another monitor or a malformed one with 400 INVALID_CURSOR', async () => {
+    const { key } = await h.workspace();
+    const a = await create(key, receiver.url('/a'));
+    const b = await create(key, receiver.url('/b'));
+    for (const m of [a, a, b]) await h.post(`/api/v1/monitors/${m.id}/test`, undefined, key);
+    const page = await h.get(`/api/v1/monitors/${a.id}/deliveries?per_page=1`, key);
+    const foreign = await h.get(`/api/v1/monitors/${b.id}/deliveries?cursor=${page.body.next_cursor}`, key);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.code).toBe('INVALID_CURSOR');
+    const garbled = await h.get(`/api/v1/monitors/${a.id}/deliveries?cursor=not-a-cursor`, key);
+    expect(garbled.status).toBe(400);
+    expect(garbled.body.code).toBe('INVALID_CURSOR');
   });
 
   it('records each attempt: HTTP status, connection refused, and the final failed state', async () => {
