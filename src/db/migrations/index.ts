@@ -12,6 +12,7 @@ import * as live from './20261122001000_live';
 import * as monitors from './20261123000100_monitors';
 import * as apiKeyExpiry from './20261201000100_api_key_expiry';
 import * as identifierNormalization from './20261201000200_identifier_normalization';
+import * as dashboard from './20261202000200_dashboard';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '20261123000100_monitors': monitors,
   '20261201000100_api_key_expiry': apiKeyExpiry,
   '20261201000200_identifier_normalization': identifierNormalization,
+  '20261202000200_dashboard': dashboard,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -32,6 +32,17 @@ import { deleteMonitor } from './monitors/deleteMonitor';
 import { deleteMonitorById } from './monitors/deleteMonitorById';
 import { getMonitor } from './monitors/getMonitor';
 import { listMonitors } from './monitors/listMonitors';
+import { createSession } from './workspace/createSession';
+import { getSession } from './workspace/getSession';
+import { deleteSession } from './workspace/deleteSession';
+import { listWorkspaceKeys } from './workspace/listWorkspaceKeys';
+import { createWorkspaceKey } from './workspace/createWorkspaceKey';
+import { revokeWorkspaceKey } from './workspace/revokeWorkspaceKey';
+import { listWorkspaceMembers } from './workspace/listWorkspaceMembers';
+import { setMemberAllowance } from './workspace/setMemberAllowance';
+import { getWorkspaceUsage } from './workspace/getWorkspaceUsage';
+import { revealMonitorSecret } from './workspace/revealMonitorSecret';
+import { rotateMonitorSecret } from './workspace/rotateMonitorSecret';
 import type { HandlerDeps, OperationHandler, OperationHandlers, OperationId } from './types';
 
 /** Described by the contract, answered with 501 NOT_IMPLEMENTED until the issue that serves each lands. */
@@ -68,6 +79,17 @@ export function operationHandlers(deps: HandlerDeps): OperationHandlers {
     getMonitor: getMonitor(deps),
     deleteMonitor: deleteMonitor(deps),
     deleteMonitorById: deleteMonitorById(deps),
+    createSession: createSession(deps),
+    getSession: getSession(),
+    deleteSession: deleteSession(deps),
+    listWorkspaceKeys: listWorkspaceKeys(deps),
+    createWorkspaceKey: createWorkspaceKey(deps),
+    revokeWorkspaceKey: revokeWorkspaceKey(deps),
+    listWorkspaceMembers: listWorkspaceMembers(deps),
+    setMemberAllowance: setMemberAllowance(deps),
+    getWorkspaceUsage: getWorkspaceUsage(deps),
+    revealMonitorSecret: revealMonitorSecret(deps),
+    rotateMonitorSecret: rotateMonitorSecret(deps),
   };
   const pending = Object.fromEntries(NOT_IMPLEMENTED_OPERATIONS.map((id) => [id, notImplemented(id)])) as Pick<
     OperationHandlers,
