@@ -47,7 +47,9 @@ export async function createWorkspaceKey(db: Knex, p: Principal, body: { member?
     throw ownerRequired('create keys for other members or set allowances');
   }
   const member = body.member ?? (p.role === 'owner' ? undefined : p.accountName);
-  if (member !== undefined && p.role === 'owner' && member.trim().normalize('NFC') === p.accountName && body.allowance !== undefined) {
+  // Without a member the key is the owner's own, and the owner always has the whole workspace window.
+  const forOwner = member === undefined || member.trim().normalize('NFC') === p.accountName;
+  if (p.role === 'owner' && forOwner && body.allowance !== undefined) {
     throw validationError('the owner has the whole workspace window: an allowance is for members');
   }
   const created = await createKey(db, { workspaceId: p.workspaceId, member, allowance: body.allowance });
