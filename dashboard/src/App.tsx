@@ -27,7 +27,11 @@ export function App() {
   const [secretIntent, setSecretIntent] = useState<SecretIntent | null>(null);
 
   useEffect(() => {
-    const onHash = () => setRoute(routeOf(window.location.hash));
+    const onHash = () => {
+      // A sign-in link opened in a tab that already shows the dashboard: start afresh with it.
+      if (/(?:^#|&)token=/.test(window.location.hash)) window.location.reload();
+      else setRoute(routeOf(window.location.hash));
+    };
     const onSignedOut = () => setSession(null);
     window.addEventListener('hashchange', onHash);
     window.addEventListener(SIGNED_OUT_EVENT, onSignedOut);

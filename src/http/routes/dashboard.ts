@@ -54,11 +54,15 @@ export function dashboardRoutes(): Router<RequestState> {
     ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
     ctx.body = body;
   };
+  // One route for both spellings (the router ignores a trailing slash): relative asset paths need the slash.
   router.get('/dashboard', (ctx) => {
-    ctx.state.raw = true;
-    ctx.redirect('/dashboard/');
+    if (ctx.path === '/dashboard') {
+      ctx.state.raw = true;
+      ctx.redirect('/dashboard/');
+      return;
+    }
+    return send(ctx, path.join(DASHBOARD_DIST, 'index.html'));
   });
-  router.get('/dashboard/', (ctx) => send(ctx, path.join(DASHBOARD_DIST, 'index.html')));
   router.get('/dashboard/assets/:file', (ctx) => {
     const name = ctx.params.file;
     // Vite's hashed file names only: nothing that could walk out of the folder.
