@@ -13,12 +13,19 @@ export interface Series {
   color: string;
 }
 
-export function DayChart({ id, title, days, series, bars = false, format = (n: number) => String(n) }: {
+const DAY = 86_400;
+/** Tick steps: whole numbers for counts, cents and tenths of cents for money. */
+const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 1e6, 1e7];
+const MONEY_STEPS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 1000];
+
+export function DayChart({ id, title, days, series, bars = false, money = false, format = (n: number) => String(n) }: {
   id: string;
   title: string;
   days: string[];
   series: Series[];
   bars?: boolean;
+  /** Values are USD amounts (else counts: whole-number ticks). */
+  money?: boolean;
   format?: (n: number) => string;
 }) {
   const holder = useRef<HTMLDivElement>(null);
@@ -34,8 +41,15 @@ export function DayChart({ id, title, days, series, bars = false, format = (n: n
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC'),
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
-        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
-        axes: [{ stroke: '#334155' }, { stroke: '#334155', values: (_u, ticks) => ticks.map(format) }],
+        scales: {
+          // Half a day of room on each side, so the first and last bars are whole.
+          x: { time: true, range: (_u, min, max) => [min - DAY / 2, max + DAY / 2] },
+          y: { range: (_u, _min, max) => [0, Math.max(money ? 0.005 : 5, max * 1.15)] },
+        },
+        axes: [
+          { stroke: '#334155' },
+          { stroke: '#334155', incrs: money ? MONEY_STEPS : COUNT_STEPS, values: (_u, ticks) => ticks.map(format), size: 60 },
+        ],
         series: [
           { label: 'day', value: (_u, v) => (v == null ? '—' : new Date(v * 1000).toISOString().slice(0, 10)) },
           ...series.map((s) => ({
@@ -53,7 +67,7 @@ export function DayChart({ id, title, days, series, bars = false, format = (n: n
       el,
     );
     return () => plot.destroy();
-  }, [days, series, bars, format]);
+  }, [days, series, bars, money, format]);
   const totals = series.map((s) => s.values.reduce((a, b) => a + b, 0));
   return (
     <figure className="chart" data-testid={`chart-${id}`} data-totals={totals.join(',')}>

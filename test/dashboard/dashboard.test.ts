@@ -314,10 +314,11 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     expect(text).toContain(XSS.headline);
     expect(text).toContain(XSS.summary);
     expect(await page.locator('[data-testid="record"] img, [data-testid="record"] script, [data-testid="record"] svg, [data-testid="record"] iframe, [data-testid="record"] b').count()).toBe(0);
-    await page.click('summary:has-text("Whole record")');
-    expect(await page.evaluate(() => window.__xss as number | undefined)).toBeUndefined();
     await shot('12-xss-record-inert');
     await axe('12-xss-record');
+    await page.click('summary:has-text("Whole record")');
+    expect(await page.textContent('[data-testid="record"] pre')).toContain(JSON.stringify(XSS.headline));
+    expect(await page.evaluate(() => window.__xss as number | undefined)).toBeUndefined();
   });
 
   it('shows a 429 with its wait time', async () => {

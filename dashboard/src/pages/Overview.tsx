@@ -68,7 +68,7 @@ export function Overview() {
       <DayChart id="requests" title="Requests per day by status" days={charts.dates} series={charts.requests} format={count} />
       <DayChart id="rate-limited" title="Rate-limited requests (429) per day" days={charts.dates} series={charts.limited} bars format={count} />
       <DayChart id="realtime" title="Realtime calls per day" days={charts.dates} series={charts.realtime} bars format={count} />
-      <DayChart id="cost" title="Realtime cost per day" days={charts.dates} series={charts.cost} bars format={usd} />
+      <DayChart id="cost" title="Realtime cost per day" days={charts.dates} series={charts.cost} bars money format={usd} />
     </section>
   );
 }
