@@ -40,6 +40,17 @@ const VALID_REQUESTS: Record<string, { query?: string; body?: object; path?: str
   deleteMonitor: { query: `id=${UUID}` },
   getMonitor: { path: `/api/v1/monitors/${UUID}` },
   deleteMonitorById: { path: `/api/v1/monitors/${UUID}` },
+  createSession: { body: { token: 'an-unknown-link-token' } },
+  getSession: {},
+  deleteSession: {},
+  listWorkspaceKeys: { query: 'per_page=5' },
+  createWorkspaceKey: { body: {} },
+  revokeWorkspaceKey: { path: `/api/v1/workspace/keys/${UUID}` },
+  listWorkspaceMembers: {},
+  setMemberAllowance: { path: `/api/v1/workspace/members/${UUID}/allowance`, body: { allowance: 10 } },
+  getWorkspaceUsage: { query: 'days=7' },
+  revealMonitorSecret: { path: `/api/v1/workspace/monitors/${UUID}/secret` },
+  rotateMonitorSecret: { path: `/api/v1/workspace/monitors/${UUID}/secret/rotate` },
 };
 
 const h = useHarness({ workspaceRateLimit: 10_000 });
