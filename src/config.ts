@@ -120,6 +120,33 @@ export interface WebhooksConfig {
   allowLoopback: boolean;
   /** Monitors per workspace. */
   maxMonitorsPerWorkspace: number;
+  delivery: DeliveryConfig;
+}
+
+/** The webhook delivery worker. */
+export interface DeliveryConfig {
+  /** Run the worker inside `enrich serve` (WEBHOOK_DELIVERY_IN_PROCESS; `enrich worker` always runs it). */
+  inProcess: boolean;
+  /** WEBHOOK_RETRY_SCHEDULE: seconds before retries 1..n (contract: 5,300,1800,7200,18000,36000,36000). */
+  schedule: number[];
+  /** WEBHOOK_TIMEOUT_MS: one attempt, connect to status line (contract: 15 s). */
+  timeoutMs: number;
+  /** WEBHOOK_CONCURRENCY: attempts in flight per worker. */
+  concurrency: number;
+  /** WEBHOOK_PER_DESTINATION: attempts in flight per worker to one host:port. */
+  perDestination: number;
+  /** WEBHOOK_LEASE_SECONDS: how long a claimed delivery stays with its worker (more than the timeout). */
+  leaseSeconds: number;
+  /** WEBHOOK_POLL_MS: pause when nothing is due. */
+  pollMs: number;
+  /** WEBHOOK_RETRY_AFTER_CAP_SECONDS: the longest Retry-After honoured. */
+  retryAfterCapSeconds: number;
+  /** WEBHOOK_DEACTIVATE_AFTER_SECONDS: a monitor failing this long is deactivated (5 days). */
+  deactivateAfterSeconds: number;
+  /** WEBHOOK_CA_FILE: extra trusted CA certificates (PEM) for receivers with a private CA. */
+  caFile: string | undefined;
+  /** WEBHOOK_DB_TIMEOUT_MS: statement and connection-wait timeout of the worker's queries. */
+  dbTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -170,6 +197,15 @@ function rates(env: NodeJS.ProcessEnv, name: string, fallback: Record<string, nu
     out[key] = Number(value);
   }
   return out;
+}
+
+/** A comma-separated list of non-negative seconds (decimals allowed), at least one. */
+function schedule(env: NodeJS.ProcessEnv, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const parts = raw.split(',').map((p) => p.trim());
+  if (!parts.every((p) => /^[0-9]*\.?[0-9]+$/.test(p))) throw new ConfigError(`${name} must be seconds separated by commas, e.g. "5,300,1800"`);
+  return parts.map(Number);
 }
 
 function number(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -273,6 +309,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { demo?: 
       previousSecretKeys: (env.WEBHOOK_SECRET_KEYS_PREVIOUS || '').split(',').map((k) => k.trim()).filter(Boolean),
       allowLoopback: env.WEBHOOKS_ALLOW_LOOPBACK === '1' || env.WEBHOOKS_ALLOW_LOOPBACK === 'true',
       maxMonitorsPerWorkspace: 1000,
+      delivery: {
+        inProcess: env.WEBHOOK_DELIVERY_IN_PROCESS !== '0' && env.WEBHOOK_DELIVERY_IN_PROCESS !== 'false',
+        schedule: schedule(env, 'WEBHOOK_RETRY_SCHEDULE', [5, 300, 1800, 7200, 18_000, 36_000, 36_000]),
+        timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 15_000),
+        concurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1000),
+        perDestination: int(env, 'WEBHOOK_PER_DESTINATION', 8, 1, 1000),
+        leaseSeconds: int(env, 'WEBHOOK_LEASE_SECONDS', 60, 1, 86_400),
+        pollMs: int(env, 'WEBHOOK_POLL_MS', 200, 10, 60_000),
+        retryAfterCapSeconds: int(env, 'WEBHOOK_RETRY_AFTER_CAP_SECONDS', 3600, 0, 86_400),
+        deactivateAfterSeconds: int(env, 'WEBHOOK_DEACTIVATE_AFTER_SECONDS', 5 * 86_400, 1, 365 * 86_400),
+        caFile: env.WEBHOOK_CA_FILE || undefined,
+        dbTimeoutMs: int(env, 'WEBHOOK_DB_TIMEOUT_MS', 5000, 100, 600_000),
+      },
     },
   };
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {

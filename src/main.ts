@@ -14,6 +14,7 @@ import { createSignInLink } from './domain/workspaces/sessions';
 import { signInUrl } from './cli/dashboardCommands';
 import { Metrics } from './http/metrics';
 import { RefreshWorker } from './jobs/refreshWorker';
+import { createDeliveryWorker } from './jobs/deliveryWorker';
 import { createLiveSource, type LiveWiring } from './live';
 
 export interface RunningServer {
@@ -61,6 +62,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
   const worker = config.refresh.inProcess
     ? new RefreshWorker({ db: db.knex, source: live.source, config: config.refresh, logger, metrics })
     : undefined;
+  const deliveries = config.webhooks.delivery.inProcess ? createDeliveryWorker(config, { databaseUrl: db.url, logger, metrics }) : undefined;
   const server = http.createServer(
     {
       // A client that sends its headers or body slowly holds a socket for at most these.
@@ -85,6 +87,8 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
 
   worker?.start();
   if (!worker) logger.info('refresh worker not started here (REFRESH_IN_PROCESS=0): run `enrich worker`');
+  deliveries?.start();
+  if (!deliveries) logger.info('webhook delivery worker not started here (WEBHOOK_DELIVERY_IN_PROCESS=0): run `enrich worker`');
 
   if (opts.demo) {
     const demo = await ensureDemoWorkspace(db.knex);
@@ -99,6 +103,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
       logger.info('shutting down: draining requests');
       await closeServer(server);
       await worker?.stop();
+      await deliveries?.stop();
       await live.close();
       await app.close();
       await redis?.quit().catch(() => undefined);

@@ -15,6 +15,7 @@ const lazy = {
   changes: () => require('../domain/refresh/changes') as typeof import('../domain/refresh/changes'),
   metrics: () => require('../http/metrics') as typeof import('../http/metrics'),
   worker: () => require('../jobs/refreshWorker') as typeof import('../jobs/refreshWorker'),
+  deliveryWorker: () => require('../jobs/deliveryWorker') as typeof import('../jobs/deliveryWorker'),
   live: () => require('../live') as typeof import('../live'),
   logger: () => require('../logger') as typeof import('../logger'),
   server: () => require('../world/simulator/server') as typeof import('../world/simulator/server'),
@@ -71,7 +72,7 @@ export function registerLiveCommands(program: Command, io: CliIo): void {
   program
     .command('worker')
     .description(
-      'Run the background refresh: re-verify the lake against the live source (LIVE_SOURCE_URL or LIVE_SOURCE=simulator), oldest first, and log changes',
+      'Run the background work: the refresh (re-verify the lake against the live source, LIVE_SOURCE_URL or LIVE_SOURCE=simulator, oldest first, and log changes) and the webhook delivery worker',
     )
     .option('--once', 'refresh everything due once, print the figures and exit')
     .option('--metrics-port <n>', 'serve Prometheus metrics on 127.0.0.1:<n>/metrics', nonNegativeInt)
@@ -109,8 +110,11 @@ export function registerLiveCommands(program: Command, io: CliIo): void {
         }
         return;
       }
+      const deliveries = lazy.deliveryWorker().createDeliveryWorker(config, { databaseUrl: db.url, logger, metrics });
       worker.start();
+      deliveries.start();
       await untilSignal();
+      await deliveries.stop();
       await shutdown();
     });
 

@@ -109,6 +109,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  // Webhook delivery ------------------------------------------------------------------------
+  readonly webhookAttempts = new Counter({
+    name: 'enrich_webhook_attempts_total',
+    help: 'Webhook delivery attempts made by this process, by outcome (succeeded, retry, failed, lost: the lease was lost)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  readonly webhookLatency = new Histogram({
+    name: 'enrich_webhook_attempt_seconds',
+    help: 'Duration of webhook delivery attempts, to the status line or the failure',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+    registers: [this.registry],
+  });
+
   private readonly stopDefaults: () => void;
 
   constructor() {

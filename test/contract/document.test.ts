@@ -111,6 +111,8 @@ describe('the contract document', () => {
         'POST /workspace/sessions', 'GET /workspace/sessions/current', 'DELETE /workspace/sessions/current', 'GET /workspace/keys',
         'POST /workspace/keys', 'DELETE /workspace/keys/{key_id}', 'GET /workspace/members', 'PUT /workspace/members/{member_id}/allowance',
         'GET /workspace/usage', 'POST /workspace/monitors/{id}/secret', 'POST /workspace/monitors/{id}/secret/rotate',
+        // Beyond the specification, for integrators (issue 13): the delivery log, a test event, redelivery.
+        'GET /monitors/{id}/deliveries', 'POST /monitors/{id}/test', 'POST /monitors/{id}/deliveries/{delivery_id}/redeliver',
       ].sort(),
     );
   });
@@ -134,7 +136,7 @@ describe('the contract document', () => {
     const events = Object.keys(doc.webhooks).sort();
     expect(events).toEqual(
       ['company.headcount_changed', 'company.hq_changed', 'company.industry_changed', 'company.name_changed',
-        'person.job_changed', 'person.location_changed', 'person.title_changed'],
+        'monitor.test', 'person.job_changed', 'person.location_changed', 'person.title_changed'],
     );
     const jobChanged = doc.webhooks['person.job_changed'].post.requestBody.content['application/json'].schema;
     expect(jobChanged.required?.sort()).toEqual(['diff', 'event', 'id', 'monitor_id', 'timestamp']);

@@ -1098,6 +1098,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/monitors/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a monitor's deliveries
+         * @description The delivery log of one monitor, newest first (ties broken by `id`): every event enqueued for it
+         *     (change events and `monitor.test`), its state, every attempt (time, HTTP status or network error,
+         *     latency) and when the next attempt is due. Use it to debug a receiver, then
+         *     `POST /monitors/{id}/deliveries/{delivery_id}/redeliver` to send a failed delivery again.
+         *
+         *     Deliveries are kept while the monitor exists; deleting the monitor deletes its log. A delivery
+         *     whose subject was later withdrawn under a privacy request is listed `cancelled` (its event and
+         *     times remain; the payload's personal data is gone).
+         *
+         *     A monitor that does not exist, was deleted, or belongs to another workspace is 404 `NOT_FOUND`.
+         *
+         *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
+         *     the number of deliveries over all pages. A page past the last one returns empty `results`.
+         */
+        get: operations["listMonitorDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/monitors/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a monitor's webhook
+         * @description Enqueues a `monitor.test` event for the monitor (payload `MonitorTestEvent`, empty `diff`) and
+         *     answers at once with the new delivery, `pending`, before any attempt. It goes through the real
+         *     delivery path: the same signature with the monitor's secret (two signatures during a secret
+         *     rotation), the same address checks at connect time, the same retries. Follow it with
+         *     `GET /monitors/{id}/deliveries`.
+         *
+         *     A test may be sent to a deactivated monitor (`active: false`): it is attempted like the others,
+         *     and a 2xx answer reactivates the monitor, so a receiver that was fixed can be brought back without
+         *     support. Tests are free and count against the rate limit like any call.
+         *
+         *     A monitor that does not exist, was deleted, or belongs to another workspace is 404 `NOT_FOUND`.
+         */
+        post: operations["testMonitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/monitors/{id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver a failed delivery
+         * @description Sends a `failed` delivery again: the same body and the same `webhook-id` (so a receiver that
+         *     deduplicates sees the same event), a new `webhook-timestamp` and signature. The delivery becomes
+         *     `pending` with one new attempt due now; if that attempt fails the delivery is `failed` again
+         *     (a redelivery is one attempt, not a new schedule). Answers at once with the delivery, before the
+         *     attempt.
+         *
+         *     A redelivery may be sent for a deactivated monitor: a 2xx answer reactivates it.
+         *
+         *     Only a `failed` delivery can be redelivered: a `pending`, `succeeded` or `cancelled` one is 409
+         *     `DELIVERY_NOT_FAILED`. A monitor or delivery that does not exist, a delivery of another monitor,
+         *     and anything of another workspace is 404 `NOT_FOUND`.
+         */
+        post: operations["redeliverMonitorDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "person.job_changed": {
@@ -1128,10 +1220,14 @@ export interface webhooks {
          *     `webhook-signature: v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=`.
          *
          *     **Success and retries.** Any 2xx status within 15 seconds counts as delivered; the response body
-         *     is ignored. Anything else (another status, a timeout, a connection error, or a redirect, which is
-         *     not followed) is a failure: the delivery is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and
-         *     10 h (8 attempts in all), then marked failed. Every retry has the same body and `webhook-id`, a
-         *     new `webhook-timestamp` and a new signature. Respond quickly and process the event afterwards.
+         *     is ignored. A redirect (3xx) is a failure and its `Location` is never requested. 410 Gone
+         *     deactivates the monitor (`active: false`): nothing more is sent to it. 429 and 503 with a
+         *     `Retry-After` header are retried after that delay (capped at one hour) instead of the next step of
+         *     the schedule. Anything else (another status, a timeout, a connection error, an address that is
+         *     not public) is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 % jitter;
+         *     8 attempts in all), then the delivery is marked failed. Every retry has the same body and
+         *     `webhook-id`, a new `webhook-timestamp` and a new signature. Delivery is at least once: respond
+         *     quickly, process the event afterwards, and ignore a `webhook-id` you have already processed.
          */
         post: operations["personJobChanged"];
         delete?: never;
@@ -1169,10 +1265,14 @@ export interface webhooks {
          *     `webhook-signature: v1,mmKCJ6F67oNXrZnz4hcKjrvEXfn3aByUkT/YiDxobpo=`.
          *
          *     **Success and retries.** Any 2xx status within 15 seconds counts as delivered; the response body
-         *     is ignored. Anything else (another status, a timeout, a connection error, or a redirect, which is
-         *     not followed) is a failure: the delivery is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and
-         *     10 h (8 attempts in all), then marked failed. Every retry has the same body and `webhook-id`, a
-         *     new `webhook-timestamp` and a new signature. Respond quickly and process the event afterwards.
+         *     is ignored. A redirect (3xx) is a failure and its `Location` is never requested. 410 Gone
+         *     deactivates the monitor (`active: false`): nothing more is sent to it. 429 and 503 with a
+         *     `Retry-After` header are retried after that delay (capped at one hour) instead of the next step of
+         *     the schedule. Anything else (another status, a timeout, a connection error, an address that is
+         *     not public) is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 % jitter;
+         *     8 attempts in all), then the delivery is marked failed. Every retry has the same body and
+         *     `webhook-id`, a new `webhook-timestamp` and a new signature. Delivery is at least once: respond
+         *     quickly, process the event afterwards, and ignore a `webhook-id` you have already processed.
          */
         post: operations["personTitleChanged"];
         delete?: never;
@@ -1209,10 +1309,14 @@ export interface webhooks {
          *     `webhook-signature: v1,dKdvVQjpC3jWn4dHgHgbiVU68Bd19NkL9PlH+fcKxMI=`.
          *
          *     **Success and retries.** Any 2xx status within 15 seconds counts as delivered; the response body
-         *     is ignored. Anything else (another status, a timeout, a connection error, or a redirect, which is
-         *     not followed) is a failure: the delivery is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and
-         *     10 h (8 attempts in all), then marked failed. Every retry has the same body and `webhook-id`, a
-         *     new `webhook-timestamp` and a new signature. Respond quickly and process the event afterwards.
+         *     is ignored. A redirect (3xx) is a failure and its `Location` is never requested. 410 Gone
+         *     deactivates the monitor (`active: false`): nothing more is sent to it. 429 and 503 with a
+         *     `Retry-After` header are retried after that delay (capped at one hour) instead of the next step of
+         *     the schedule. Anything else (another status, a timeout, a connection error, an address that is
+         *     not public) is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 % jitter;
+         *     8 attempts in all), then the delivery is marked failed. Every retry has the same body and
+         *     `webhook-id`, a new `webhook-timestamp` and a new signature. Delivery is at least once: respond
+         *     quickly, process the event afterwards, and ignore a `webhook-id` you have already processed.
          */
         post: operations["personLocationChanged"];
         delete?: never;
@@ -1249,10 +1353,14 @@ export interface webhooks {
          *     `webhook-signature: v1,WxT8/N42B2JIiIaVACUWjh4O2LuF0NpsvmxxQpPH8s8=`.
          *
          *     **Success and retries.** Any 2xx status within 15 seconds counts as delivered; the response body
-         *     is ignored. Anything else (another status, a timeout, a connection error, or a redirect, which is
-         *     not followed) is a failure: the delivery is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and
-         *     10 h (8 attempts in all), then marked failed. Every retry has the same body and `webhook-id`, a
-         *     new `webhook-timestamp` and a new signature. Respond quickly and process the event afterwards.
+         *     is ignored. A redirect (3xx) is a failure and its `Location` is never requested. 410 Gone
+         *     deactivates the monitor (`active: false`): nothing more is sent to it. 429 and 503 with a
+         *     `Retry-After` header are retried after that delay (capped at one hour) instead of the next step of
+         *     the schedule. Anything else (another status, a timeout, a connection error, an address that is
+         *     not public) is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 % jitter;
+         *     8 attempts in all), then the delivery is marked failed. Every retry has the same body and
+         *     `webhook-id`, a new `webhook-timestamp` and a new signature. Delivery is at least once: respond
+         *     quickly, process the event afterwards, and ignore a `webhook-id` you have already processed.
          */
         post: operations["companyHeadcountChanged"];
         delete?: never;
@@ -1289,10 +1397,14 @@ export interface webhooks {
          *     `webhook-signature: v1,SJaVZ4Orpg7OP8m7duOGWp3ROLxG7qEJs/GYw95zLAA=`.
          *
          *     **Success and retries.** Any 2xx status within 15 seconds counts as delivered; the response body
-         *     is ignored. Anything else (another status, a timeout, a connection error, or a redirect, which is
-         *     not followed) is a failure: the delivery is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and
-         *     10 h (8 attempts in all), then marked failed. Every retry has the same body and `webhook-id`, a
-         *     new `webhook-timestamp` and a new signature. Respond quickly and process the event afterwards.
+         *     is ignored. A redirect (3xx) is a failure and its `Location` is never requested. 410 Gone
+         *     deactivates the monitor (`active: false`): nothing more is sent to it. 429 and 503 with a
+         *     `Retry-After` header are retried after that delay (capped at one hour) instead of the next step of
+         *     the schedule. Anything else (another status, a timeout, a connection error, an address that is
+         *     not public) is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 % jitter;
+         *     8 attempts in all), then the delivery is marked failed. Every retry has the same body and
+         *     `webhook-id`, a new `webhook-timestamp` and a new signature. Delivery is at least once: respond
+         *     quickly, process the event afterwards, and ignore a `webhook-id` you have already processed.
          */
         post: operations["companyNameChanged"];
         delete?: never;
@@ -1329,10 +1441,14 @@ export interface webhooks {
          *     `webhook-signature: v1,1ypWt0cYxWbh+npo4ZzlcSxjbtHVPqnet/4JNo28TrQ=`.
          *
          *     **Success and retries.** Any 2xx status within 15 seconds counts as delivered; the response body
-         *     is ignored. Anything else (another status, a timeout, a connection error, or a redirect, which is
-         *     not followed) is a failure: the delivery is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and
-         *     10 h (8 attempts in all), then marked failed. Every retry has the same body and `webhook-id`, a
-         *     new `webhook-timestamp` and a new signature. Respond quickly and process the event afterwards.
+         *     is ignored. A redirect (3xx) is a failure and its `Location` is never requested. 410 Gone
+         *     deactivates the monitor (`active: false`): nothing more is sent to it. 429 and 503 with a
+         *     `Retry-After` header are retried after that delay (capped at one hour) instead of the next step of
+         *     the schedule. Anything else (another status, a timeout, a connection error, an address that is
+         *     not public) is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 % jitter;
+         *     8 attempts in all), then the delivery is marked failed. Every retry has the same body and
+         *     `webhook-id`, a new `webhook-timestamp` and a new signature. Delivery is at least once: respond
+         *     quickly, process the event afterwards, and ignore a `webhook-id` you have already processed.
          */
         post: operations["companyHqChanged"];
         delete?: never;
@@ -1369,12 +1485,39 @@ export interface webhooks {
          *     `webhook-signature: v1,WOwSeM4KWQ6luqMnWmShruH9zU26yWtohg2JPZr2gVI=`.
          *
          *     **Success and retries.** Any 2xx status within 15 seconds counts as delivered; the response body
-         *     is ignored. Anything else (another status, a timeout, a connection error, or a redirect, which is
-         *     not followed) is a failure: the delivery is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and
-         *     10 h (8 attempts in all), then marked failed. Every retry has the same body and `webhook-id`, a
-         *     new `webhook-timestamp` and a new signature. Respond quickly and process the event afterwards.
+         *     is ignored. A redirect (3xx) is a failure and its `Location` is never requested. 410 Gone
+         *     deactivates the monitor (`active: false`): nothing more is sent to it. 429 and 503 with a
+         *     `Retry-After` header are retried after that delay (capped at one hour) instead of the next step of
+         *     the schedule. Anything else (another status, a timeout, a connection error, an address that is
+         *     not public) is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 % jitter;
+         *     8 attempts in all), then the delivery is marked failed. Every retry has the same body and
+         *     `webhook-id`, a new `webhook-timestamp` and a new signature. Delivery is at least once: respond
+         *     quickly, process the event afterwards, and ignore a `webhook-id` you have already processed.
          */
         post: operations["companyIndustryChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "monitor.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event, sent on request
+         * @description Sent only when `POST /monitors/{id}/test` is called, to check a receiver end to end: it is
+         *     signed, checked and retried exactly like the change events (see `person.job_changed` for the
+         *     signature, success and retry rules). Nothing changed, so `diff` is empty. A monitor does not
+         *     subscribe to it: every monitor can be tested.
+         */
+        post: operations["monitorTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1435,6 +1578,7 @@ export interface components {
          *     | 405 | `METHOD_NOT_ALLOWED` | known path, method not offered on it |
          *     | 409 | `MONITOR_LIMIT_REACHED` | the workspace already has 1000 monitors |
          *     | 409 | `SECRET_ALREADY_REVEALED` | a monitor's webhook secret was already revealed once |
+         *     | 409 | `DELIVERY_NOT_FAILED` | redelivery of a monitor delivery that is not `failed` |
          *     | 409 | `IDEMPOTENCY_KEY_IN_PROGRESS` | realtime: a call with the same `Idempotency-Key` is still being answered |
          *     | 413 | `PAYLOAD_TOO_LARGE` | JSON body over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | body is not `application/json` |
@@ -1447,7 +1591,7 @@ export interface components {
          *     | 503 | `SERVICE_UNAVAILABLE` | the database is unreachable or did not answer in time; see `Retry-After` |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
         /** @description Body of every error response. */
         ErrorResponse: {
             /** @description Human-readable explanation; for 400 it names the offending parameter. The wording may change at any time: do not parse it. */
@@ -2496,7 +2640,7 @@ export interface components {
             webhook_url: string;
             /** @description Subscribed event types (all events of the type when none were chosen at creation). */
             events: components["schemas"]["MonitorEvent"][];
-            /** @description Whether change events are delivered. Always true for a listed monitor in this release: pausing is not offered by the API yet, and a deleted monitor is no longer listed. */
+            /** @description Whether change events are delivered. A new monitor is active. The service deactivates it (`false`) when its receiver answers 410 Gone or when its deliveries have all failed for 5 days; a 2xx answer to `POST /monitors/{id}/test` or to a redelivery makes it active again. Pausing is not offered by the API. */
             readonly active: boolean;
             /** Format: date-time */
             readonly created_at: string;
@@ -2700,6 +2844,73 @@ export interface components {
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
+        /**
+         * @description Where a delivery stands.
+         *
+         *     | state | meaning |
+         *     |---|---|
+         *     | `pending` | queued or being retried; `next_attempt_at` says when the next attempt is due |
+         *     | `succeeded` | a 2xx answer arrived within 15 seconds |
+         *     | `failed` | every attempt of the schedule failed, or the receiver answered 410 Gone; `POST .../redeliver` sends it again |
+         *     | `cancelled` | will never be sent: the monitor was deactivated while it was queued, or its subject was withdrawn under a privacy request |
+         * @enum {string}
+         */
+        DeliveryState: "pending" | "succeeded" | "failed" | "cancelled";
+        /** @description One attempt of a delivery, as the service saw it. */
+        DeliveryAttempt: {
+            /**
+             * Format: date-time
+             * @description When the attempt started.
+             */
+            attempted_at: string;
+            /** @description HTTP status the receiver answered; null when no answer arrived (see `error`). */
+            status_code: number | null;
+            /** @description Why the attempt did not succeed, in words (`timeout`, `connection refused`, `blocked address: 127.0.0.1 is a loopback address`, `redirect not followed`, `HTTP 500`, ...); null for a successful attempt. The wording may change; switch on `status_code`. */
+            error: string | null;
+            /** @description Milliseconds from the start of the attempt to the answer's status line, or to the failure. */
+            latency_ms: number;
+        };
+        /** @description One event sent (or to be sent) to the monitor's `webhook_url`, with every attempt. The payload itself is not repeated here. */
+        MonitorDelivery: {
+            /**
+             * Format: uuid
+             * @description The delivery ID, sent as the `webhook-id` header and the payload `id`; the same on every attempt and redelivery.
+             */
+            id: string;
+            /**
+             * @description The event type: one of the monitor's events (see `MonitorEvent`), or `monitor.test` for a delivery made by `POST /monitors/{id}/test`.
+             * @example person.job_changed
+             * @example monitor.test
+             */
+            event: string;
+            /**
+             * Format: date-time
+             * @description When the event was enqueued (in the same transaction that recorded the change).
+             */
+            created_at: string;
+            state: components["schemas"]["DeliveryState"];
+            /** @description Every attempt, oldest first; empty while the first one has not been made. */
+            attempts: components["schemas"]["DeliveryAttempt"][];
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (`pending` only; null in every other state).
+             */
+            next_attempt_at: string | null;
+        };
+        /** @description One page of a monitor's deliveries, newest first (ties broken by `id`). */
+        MonitorDeliveryListResponse: {
+            results: components["schemas"]["MonitorDelivery"][];
+            total: components["schemas"]["TotalCount"];
+            page: components["schemas"]["PageNumber"];
+            per_page: components["schemas"]["PageSize"];
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
+        MonitorDeliveryResponse: {
+            delivery: components["schemas"]["MonitorDelivery"];
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
         /** @description Payload of a `person.job_changed` delivery. Sent when the current employer of the monitored person changes. */
         PersonJobChangedEvent: {
             /**
@@ -2879,6 +3090,25 @@ export interface components {
                 old_industries: string[];
                 new_industries: string[];
             };
+        };
+        /** @description Payload of a `monitor.test` delivery, sent only on request (`POST /monitors/{id}/test`) through the same path, signature and retries as the change events. Nothing changed: `diff` is empty. */
+        MonitorTestEvent: {
+            /**
+             * Format: uuid
+             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
+             */
+            id: string;
+            /** @constant */
+            event: "monitor.test";
+            /**
+             * Format: uuid
+             * @description ID of the monitor that was tested.
+             */
+            monitor_id: string;
+            /** @description Unix time in seconds at which the delivery was created, as a string of digits. */
+            timestamp: string;
+            /** @description Always empty for a test event. */
+            diff: Record<string, never>;
         };
     };
     responses: {
@@ -3081,6 +3311,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description The delivery is not `failed` (`DELIVERY_NOT_FAILED`): it is still pending, already succeeded, or was cancelled. Only a failed delivery can be redelivered. */
+        DeliveryNotFailed: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
     };
     parameters: {
         /**
@@ -3189,12 +3431,17 @@ export interface components {
          */
         UsageDays: number;
         /**
+         * @description ID of the delivery (its `webhook-id`). A delivery of another monitor, or of a monitor of another workspace, is answered with 404 `NOT_FOUND`.
+         * @example 0b6f3d2a-8c1e-4f5a-9d7b-3e2c1a0f9e8d
+         */
+        DeliveryIdPath: string;
+        /**
          * @description Unique ID of the delivery (Standard Webhooks `webhook-id`), equal to the `id` of the payload. It stays the same across retries of one delivery, so use it to ignore duplicates.
          * @example 0b6f3d2a-8c1e-4f5a-9d7b-3e2c1a0f9e8d
          */
         WebhookId: string;
         /**
-         * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It equals the payload's `timestamp` on the first attempt and is newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
+         * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It is close to the payload's `timestamp` (the enqueueing time) on the first attempt and newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
          * @example 1795256052
          */
         WebhookTimestamp: string;
@@ -4846,6 +5093,134 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listMonitorDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size, from 1 to 100 (default 25).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description ID of the monitor. A monitor that does not exist, was deleted, or belongs to another workspace is answered with 404 `NOT_FOUND` (existence is never revealed across workspaces).
+                 * @example 6c1e9f0a-2b7d-4c3e-9a8f-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["MonitorIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the monitor's deliveries. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorDeliveryListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testMonitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description ID of the monitor. A monitor that does not exist, was deleted, or belongs to another workspace is answered with 404 `NOT_FOUND` (existence is never revealed across workspaces).
+                 * @example 6c1e9f0a-2b7d-4c3e-9a8f-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["MonitorIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test event is enqueued; no attempt has been made yet. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorDeliveryResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverMonitorDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description ID of the monitor. A monitor that does not exist, was deleted, or belongs to another workspace is answered with 404 `NOT_FOUND` (existence is never revealed across workspaces).
+                 * @example 6c1e9f0a-2b7d-4c3e-9a8f-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["MonitorIdPath"];
+                /**
+                 * @description ID of the delivery (its `webhook-id`). A delivery of another monitor, or of a monitor of another workspace, is answered with 404 `NOT_FOUND`.
+                 * @example 0b6f3d2a-8c1e-4f5a-9d7b-3e2c1a0f9e8d
+                 */
+                delivery_id: components["parameters"]["DeliveryIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery is pending again; its new attempt is due now. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorDeliveryResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["DeliveryNotFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     personJobChanged: {
         parameters: {
             query?: never;
@@ -4856,7 +5231,7 @@ export interface operations {
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
                 /**
-                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It equals the payload's `timestamp` on the first attempt and is newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
+                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It is close to the payload's `timestamp` (the enqueueing time) on the first attempt and newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
                  * @example 1795256052
                  */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
@@ -4883,7 +5258,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not delivered: the delivery is retried on the schedule above (a 4xx is not treated as permanent). */
+            /** @description Not delivered: retried on the schedule above (a 4xx is not treated as permanent), except 410, which deactivates the monitor, and 429, retried after its `Retry-After`. */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4909,7 +5284,7 @@ export interface operations {
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
                 /**
-                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It equals the payload's `timestamp` on the first attempt and is newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
+                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It is close to the payload's `timestamp` (the enqueueing time) on the first attempt and newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
                  * @example 1795256052
                  */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
@@ -4936,7 +5311,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not delivered: the delivery is retried on the schedule above (a 4xx is not treated as permanent). */
+            /** @description Not delivered: retried on the schedule above (a 4xx is not treated as permanent), except 410, which deactivates the monitor, and 429, retried after its `Retry-After`. */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4962,7 +5337,7 @@ export interface operations {
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
                 /**
-                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It equals the payload's `timestamp` on the first attempt and is newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
+                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It is close to the payload's `timestamp` (the enqueueing time) on the first attempt and newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
                  * @example 1795256052
                  */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
@@ -4989,7 +5364,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not delivered: the delivery is retried on the schedule above (a 4xx is not treated as permanent). */
+            /** @description Not delivered: retried on the schedule above (a 4xx is not treated as permanent), except 410, which deactivates the monitor, and 429, retried after its `Retry-After`. */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5015,7 +5390,7 @@ export interface operations {
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
                 /**
-                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It equals the payload's `timestamp` on the first attempt and is newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
+                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It is close to the payload's `timestamp` (the enqueueing time) on the first attempt and newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
                  * @example 1795256052
                  */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
@@ -5042,7 +5417,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not delivered: the delivery is retried on the schedule above (a 4xx is not treated as permanent). */
+            /** @description Not delivered: retried on the schedule above (a 4xx is not treated as permanent), except 410, which deactivates the monitor, and 429, retried after its `Retry-After`. */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5068,7 +5443,7 @@ export interface operations {
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
                 /**
-                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It equals the payload's `timestamp` on the first attempt and is newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
+                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It is close to the payload's `timestamp` (the enqueueing time) on the first attempt and newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
                  * @example 1795256052
                  */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
@@ -5095,7 +5470,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not delivered: the delivery is retried on the schedule above (a 4xx is not treated as permanent). */
+            /** @description Not delivered: retried on the schedule above (a 4xx is not treated as permanent), except 410, which deactivates the monitor, and 429, retried after its `Retry-After`. */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5121,7 +5496,7 @@ export interface operations {
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
                 /**
-                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It equals the payload's `timestamp` on the first attempt and is newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
+                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It is close to the payload's `timestamp` (the enqueueing time) on the first attempt and newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
                  * @example 1795256052
                  */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
@@ -5148,7 +5523,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not delivered: the delivery is retried on the schedule above (a 4xx is not treated as permanent). */
+            /** @description Not delivered: retried on the schedule above (a 4xx is not treated as permanent), except 410, which deactivates the monitor, and 429, retried after its `Retry-After`. */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5174,7 +5549,7 @@ export interface operations {
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
                 /**
-                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It equals the payload's `timestamp` on the first attempt and is newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
+                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It is close to the payload's `timestamp` (the enqueueing time) on the first attempt and newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
                  * @example 1795256052
                  */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
@@ -5201,7 +5576,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not delivered: the delivery is retried on the schedule above (a 4xx is not treated as permanent). */
+            /** @description Not delivered: retried on the schedule above (a 4xx is not treated as permanent), except 410, which deactivates the monitor, and 429, retried after its `Retry-After`. */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -5209,6 +5584,59 @@ export interface operations {
                 content?: never;
             };
             /** @description Not delivered: the delivery is retried on the schedule above. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    monitorTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique ID of the delivery (Standard Webhooks `webhook-id`), equal to the `id` of the payload. It stays the same across retries of one delivery, so use it to ignore duplicates.
+                 * @example 0b6f3d2a-8c1e-4f5a-9d7b-3e2c1a0f9e8d
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It is close to the payload's `timestamp` (the enqueueing time) on the first attempt and newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
+                 * @example 1795256052
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
+                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `monitor.test` event. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Any 2xx status answered within 15 seconds counts as delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried on the schedule, except 410, which deactivates the monitor, and 429, retried after its `Retry-After`. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried on the schedule. */
             "5XX": {
                 headers: {
                     [name: string]: unknown;

@@ -13,6 +13,8 @@ import * as monitors from './20261123000100_monitors';
 import * as apiKeyExpiry from './20261201000100_api_key_expiry';
 import * as identifierNormalization from './20261201000200_identifier_normalization';
 import * as dashboard from './20261202000200_dashboard';
+import * as monitorDeliveries from './20261202000100_monitor_deliveries';
+import * as deliveryDestinationIndex from './20261202000110_delivery_destination_index';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -30,6 +32,8 @@ const migrations: Record<string, Migration> = {
   '20261201000100_api_key_expiry': apiKeyExpiry,
   '20261201000200_identifier_normalization': identifierNormalization,
   '20261202000200_dashboard': dashboard,
+  '20261202000100_monitor_deliveries': monitorDeliveries,
+  '20261202000110_delivery_destination_index': deliveryDestinationIndex,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -43,6 +43,9 @@ import { setMemberAllowance } from './workspace/setMemberAllowance';
 import { getWorkspaceUsage } from './workspace/getWorkspaceUsage';
 import { revealMonitorSecret } from './workspace/revealMonitorSecret';
 import { rotateMonitorSecret } from './workspace/rotateMonitorSecret';
+import { listMonitorDeliveries } from './monitors/listMonitorDeliveries';
+import { redeliverMonitorDelivery } from './monitors/redeliverMonitorDelivery';
+import { testMonitor } from './monitors/testMonitor';
 import type { HandlerDeps, OperationHandler, OperationHandlers, OperationId } from './types';
 
 /** Described by the contract, answered with 501 NOT_IMPLEMENTED until the issue that serves each lands. */
@@ -90,6 +93,9 @@ export function operationHandlers(deps: HandlerDeps): OperationHandlers {
     getWorkspaceUsage: getWorkspaceUsage(deps),
     revealMonitorSecret: revealMonitorSecret(deps),
     rotateMonitorSecret: rotateMonitorSecret(deps),
+    listMonitorDeliveries: listMonitorDeliveries(deps),
+    testMonitor: testMonitor(deps),
+    redeliverMonitorDelivery: redeliverMonitorDelivery(deps),
   };
   const pending = Object.fromEntries(NOT_IMPLEMENTED_OPERATIONS.map((id) => [id, notImplemented(id)])) as Pick<
     OperationHandlers,

@@ -14,7 +14,8 @@ export type WebhookOperationId =
   | 'companyHeadcountChanged'
   | 'companyNameChanged'
   | 'companyHqChanged'
-  | 'companyIndustryChanged';
+  | 'companyIndustryChanged'
+  | 'monitorTest';
 
 /** operationIds of the operations the server answers (the contract's `paths`). */
 export type OperationId = Exclude<keyof operations, WebhookOperationId>;

@@ -51,6 +51,9 @@ const VALID_REQUESTS: Record<string, { query?: string; body?: object; path?: str
   getWorkspaceUsage: { query: 'days=7' },
   revealMonitorSecret: { path: `/api/v1/workspace/monitors/${UUID}/secret` },
   rotateMonitorSecret: { path: `/api/v1/workspace/monitors/${UUID}/secret/rotate` },
+  listMonitorDeliveries: { path: `/api/v1/monitors/${UUID}/deliveries`, query: 'per_page=10' },
+  testMonitor: { path: `/api/v1/monitors/${UUID}/test` },
+  redeliverMonitorDelivery: { path: `/api/v1/monitors/${UUID}/deliveries/${UUID}/redeliver` },
 };
 
 const h = useHarness({ workspaceRateLimit: 10_000 });

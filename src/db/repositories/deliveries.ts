@@ -1,0 +1,297 @@
+/**
+ * Webhook deliveries (migration 20261202000100_monitor_deliveries): the delivery worker's job queue
+ * (claimed with FOR UPDATE SKIP LOCKED and a lease, as the refresh queue is) and the delivery log.
+ * Every write that ends an attempt presents the lease token, so a worker whose lease expired and
+ * was taken over records nothing. Plain values in, plain rows out.
+ */
+import type { Knex } from 'knex';
+import type { Page, ListResult } from './pages';
+
+export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface StoredAttempt {
+  attempted_at: string;
+  status_code: number | null;
+  error: string | null;
+  latency_ms: number;
+}
+
+export interface DeliveryRow {
+  id: string;
+  monitor_id: string;
+  event: string;
+  state: DeliveryState;
+  attempts: StoredAttempt[];
+  next_attempt_at: Date | null;
+  created_at: Date;
+}
+
+const LOG_COLUMNS = ['id', 'monitor_id', 'event', 'state', 'attempts', 'next_attempt_at', 'created_at'];
+
+export interface NewDelivery {
+  id: string;
+  monitor_id: string;
+  event: string;
+  change_id: number | null;
+  subject_id: string | null;
+  destination: string;
+  body: string;
+  manual: boolean;
+}
+
+export interface SubscribedMonitor {
+  monitor_id: string;
+  subject_id: string;
+  events: string[];
+  webhook_url: string;
+}
+
+const LAKE = { person: 'persons', company: 'companies' } as const;
+
+/** The active monitors on these lake records (matched by the record's username, as the watchers are). */
+export async function subscribedMonitors(
+  trx: Knex.Transaction,
+  kind: 'person' | 'company',
+  subjectIds: readonly string[],
+): Promise<SubscribedMonitor[]> {
+  if (!subjectIds.length) return [];
+  const { rows } = await trx.raw<{ rows: SubscribedMonitor[] }>(
+    `select m.id as monitor_id, l.id as subject_id, m.events, m.webhook_url
+     from ${LAKE[kind]} l join monitors m on m.type = ? and m.subject_slug = l.username
+     where l.id = any(?::uuid[]) and m.active`,
+    [kind, subjectIds as string[]],
+  );
+  return rows;
+}
+
+/** One statement for the batch; each row is due now. */
+export async function insertDeliveries(db: Knex | Knex.Transaction, rows: readonly NewDelivery[]): Promise<void> {
+  if (!rows.length) return;
+  await db.raw(
+    `insert into monitor_deliveries (id, monitor_id, event, change_id, subject_id, destination, body, manual, next_attempt_at)
+     select id, monitor_id, event, change_id, subject_id, destination, body, manual, now()
+     from unnest(?::uuid[], ?::uuid[], ?::text[], ?::bigint[], ?::uuid[], ?::text[], ?::text[], ?::boolean[])
+       as t(id, monitor_id, event, change_id, subject_id, destination, body, manual)`,
+    [
+      rows.map((r) => r.id),
+      rows.map((r) => r.monitor_id),
+      rows.map((r) => r.event),
+      rows.map((r) => r.change_id),
+      rows.map((r) => r.subject_id),
+      rows.map((r) => r.destination),
+      rows.map((r) => r.body),
+      rows.map((r) => r.manual),
+    ] as unknown as Knex.RawBinding[],
+  );
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  monitor_id: string;
+  destination: string;
+  body: string;
+  /** Attempts made before this one. */
+  attempts_made: number;
+  /** Attempts allowed in all; null = the retry schedule's. */
+  max_attempts: number | null;
+  manual: boolean;
+  webhook_url: string;
+  /** Ciphertexts of the secrets that sign now: the current one, and the previous one during a rotation. */
+  secrets: string[];
+}
+
+/**
+ * Claims up to `limit` due deliveries whose lease is free or expired, oldest due first, at most
+ * `perDestination` minus what this worker already has in flight (`inFlight`, host:port -> count)
+ * per destination, so one busy receiver's backlog never fills a claim. Rows another worker is
+ * claiming are skipped (SKIP LOCKED). Deliveries of an inactive monitor wait, except tests and
+ * redeliveries.
+ */
+export async function claimDue(
+  db: Knex,
+  opts: { token: string; limit: number; leaseSeconds: number; perDestination: number; inFlight: Readonly<Record<string, number>> },
+): Promise<ClaimedDelivery[]> {
+  if (opts.limit <= 0) return [];
+  const { rows } = await db.raw<{ rows: ClaimedDelivery[] }>(
+    `with recursive dests(destination) as (
+       -- Every destination with pending deliveries, one index probe each (a loose index scan).
+       (select destination from monitor_deliveries where state = 'pending' order by destination limit 1)
+       union all
+       select (select destination from monitor_deliveries
+               where state = 'pending' and destination > dests.destination order by destination limit 1)
+       from dests where dests.destination is not null),
+     candidates as (
+       select c.id, c.next_attempt_at from dests cross join lateral (
+         select d.id, d.next_attempt_at from monitor_deliveries d join monitors m on m.id = d.monitor_id
+         where d.destination = dests.destination and d.state = 'pending' and d.next_attempt_at <= now()
+           and (d.lease_until is null or d.lease_until < now())
+           and (m.active or d.manual)
+         order by d.next_attempt_at
+         limit greatest(?::int - coalesce((?::jsonb ->> dests.destination)::int, 0), 0)) c
+       where dests.destination is not null),
+     due as (
+       select d.id from monitor_deliveries d join candidates c on c.id = d.id
+       where d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
+       order by c.next_attempt_at limit ? for update of d skip locked),
+     claimed as (
+       update monitor_deliveries d set lease_token = ?, lease_until = now() + make_interval(secs => ?)
+       from due where d.id = due.id
+       returning d.id, d.monitor_id, d.destination, d.body, jsonb_array_length(d.attempts) as attempts_made, d.max_attempts, d.manual)
+     select c.*, m.webhook_url,
+       array_remove(array[m.secret_ciphertext,
+         case when m.previous_secret_expires_at > now() then m.previous_secret_ciphertext end], null) as secrets
+     from claimed c join monitors m on m.id = c.monitor_id`,
+    [opts.perDestination, JSON.stringify(opts.inFlight), opts.limit, opts.token, opts.leaseSeconds],
+  );
+  return rows;
+}
+
+/** Gives rows back without an attempt (shutdown, over the per-destination cap): due again at once. */
+export async function releaseLeases(db: Knex, token: string, ids: readonly string[]): Promise<number> {
+  if (!ids.length) return 0;
+  return db('monitor_deliveries')
+    .whereIn('id', ids as string[])
+    .andWhere('lease_token', token)
+    .update({ lease_token: null, lease_until: null });
+}
+
+export type AttemptOutcome =
+  | { state: 'succeeded' }
+  | { state: 'pending'; retryInSeconds: number }
+  | { state: 'failed' };
+
+/**
+ * Records a failed attempt and its outcome (retry or failed), if `token` still holds the lease. Returns false when the
+ * lease was lost (expired and taken over, or the monitor deleted): nothing is written then.
+ */
+export async function recordAttempt(
+  trx: Knex.Transaction,
+  id: string,
+  token: string,
+  attempt: StoredAttempt,
+  outcome: Exclude<AttemptOutcome, { state: 'succeeded' }>,
+): Promise<boolean> {
+  const pending = outcome.state === 'pending';
+  const { rowCount } = await trx.raw<{ rowCount: number }>(
+    `update monitor_deliveries set
+       attempts = attempts || ?::jsonb,
+       state = ?,
+       next_attempt_at = case when ? then now() + make_interval(secs => ?) end,
+       completed_at = case when ? then null else now() end,
+       lease_token = null, lease_until = null
+     where id = ? and lease_token = ?`,
+    [JSON.stringify([attempt]), outcome.state, pending, pending ? outcome.retryInSeconds : 0, pending, id, token],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/**
+ * A 2xx, in one statement: the attempt recorded (if `token` still holds the lease), and the monitor
+ * no longer failing; a test or redelivery (`reactivate`) also makes it active again. The monitor is
+ * written only when that changes something. Returns false when the lease was lost.
+ */
+export async function recordSuccess(db: Knex, id: string, token: string, attempt: StoredAttempt, reactivate: boolean): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: { recorded: number }[] }>(
+    `with d as (
+       update monitor_deliveries set attempts = attempts || ?::jsonb, state = 'succeeded', next_attempt_at = null,
+         completed_at = now(), lease_token = null, lease_until = null
+       where id = ? and lease_token = ? returning monitor_id),
+     m as (
+       update monitors set failing_since = null, active = active or ?
+       where id in (select monitor_id from d) and (failing_since is not null or (? and not active))
+       returning id)
+     select (select count(*) from d)::int as recorded, (select count(*) from m)::int as monitors`,
+    [JSON.stringify([attempt]), id, token, reactivate, reactivate],
+  );
+  return (rows[0]?.recorded ?? 0) > 0;
+}
+
+/**
+ * A failed attempt: the monitor is failing since its first failure after the last success. Returns
+ * true when that is longer ago than `deactivateAfterSeconds` and the monitor is active (the caller
+ * deactivates it).
+ */
+export async function markMonitorFailing(trx: Knex.Transaction, monitorId: string, deactivateAfterSeconds: number): Promise<boolean> {
+  const { rows } = await trx.raw<{ rows: { due: boolean }[] }>(
+    `update monitors set failing_since = coalesce(failing_since, now()) where id = ?
+     returning active and failing_since <= now() - make_interval(secs => ?) as due`,
+    [monitorId, deactivateAfterSeconds],
+  );
+  return rows[0]?.due === true;
+}
+
+/** Deactivates a monitor and cancels its queued deliveries (tests and redeliveries included). */
+export async function deactivateMonitor(trx: Knex.Transaction, monitorId: string): Promise<number> {
+  await trx('monitors').where('id', monitorId).update({ active: false });
+  return trx('monitor_deliveries')
+    .where({ monitor_id: monitorId, state: 'pending' })
+    .update({ state: 'cancelled', next_attempt_at: null, completed_at: trx.fn.now(), lease_token: null, lease_until: null });
+}
+
+/**
+ * Withdrawal of a subject: its deliveries that could still be sent (pending, failed) are cancelled,
+ * and every one of them loses the diff of its body and its subject id.
+ */
+export async function forgetSubject(trx: Knex.Transaction, subjectId: string): Promise<number> {
+  const { rowCount } = await trx.raw<{ rowCount: number }>(
+    `update monitor_deliveries set
+       state = case when state in ('pending', 'failed') then 'cancelled' else state end,
+       next_attempt_at = null,
+       completed_at = coalesce(completed_at, now()),
+       lease_token = null, lease_until = null,
+       body = jsonb_set(body::jsonb, '{diff}', 'null'::jsonb)::text,
+       subject_id = null
+     where subject_id = ?`,
+    [subjectId],
+  );
+  return rowCount ?? 0;
+}
+
+export async function listForMonitor(db: Knex, monitorId: string, page: Page): Promise<ListResult<DeliveryRow>> {
+  const [rows, count] = await Promise.all([
+    db('monitor_deliveries')
+      .select(LOG_COLUMNS)
+      .where('monitor_id', monitorId)
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'asc' },
+      ])
+      .limit(page.limit)
+      .offset(page.offset),
+    db('monitor_deliveries').where('monitor_id', monitorId).count<{ count: string }[]>('* as count').first(),
+  ]);
+  return { rows: rows as DeliveryRow[], total: Number(count?.count ?? 0) };
+}
+
+export async function findDelivery(db: Knex, monitorId: string, id: string): Promise<DeliveryRow | undefined> {
+  return db('monitor_deliveries').select(LOG_COLUMNS).where({ monitor_id: monitorId, id }).first();
+}
+
+/** A failed delivery becomes pending with one attempt due now; undefined when it is not failed (or unknown). */
+export async function requeueFailed(db: Knex, monitorId: string, id: string): Promise<DeliveryRow | undefined> {
+  const rows = await db('monitor_deliveries')
+    .where({ monitor_id: monitorId, id, state: 'failed' })
+    .update({
+      state: 'pending',
+      max_attempts: db.raw('jsonb_array_length(attempts) + 1'),
+      manual: true,
+      next_attempt_at: db.fn.now(),
+      completed_at: null,
+    })
+    .returning(LOG_COLUMNS);
+  return rows[0] as DeliveryRow | undefined;
+}
+
+export interface DeliveryQueueStats {
+  due: number;
+  leased: number;
+}
+
+export async function deliveryQueueStats(db: Knex): Promise<DeliveryQueueStats> {
+  const { rows } = await db.raw<{ rows: { due: string; leased: string }[] }>(
+    `select count(*) filter (where next_attempt_at <= now()) as due,
+            count(*) filter (where lease_until > now()) as leased
+     from monitor_deliveries where state = 'pending'`,
+  );
+  return { due: Number(rows[0]?.due ?? 0), leased: Number(rows[0]?.leased ?? 0) };
+}

@@ -1,0 +1,203 @@
+/**
+ * Webhook deliveries: enqueueing (in the transaction that records a change, and on request for
+ * `monitor.test`), one attempt and what its answer means, the delivery log, redelivery, and the
+ * withdrawal rule. The worker loop that drives attempts is src/jobs/deliveryWorker.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { components } from '../../../generated/types';
+import * as repo from '../../db/repositories/deliveries';
+import { findMonitor } from '../../db/repositories/monitors';
+import { AppError, notFound } from '../errors';
+import { listBody, pageOf, type ListBody, type PageRequest } from '../paging';
+import type { AttemptResult, WebhookClient } from './client';
+import { attemptsFor, retryAfterSeconds, retryDelaySeconds } from './schedule';
+import type { ServerKeys } from './secrets';
+import { webhookHeaders } from './signing';
+
+export type MonitorDelivery = components['schemas']['MonitorDelivery'];
+
+/** A change as recorded in the change log (its id), the source of one event per subscribed monitor. */
+export interface RecordedChange {
+  changeId: number;
+  kind: 'person' | 'company';
+  subjectId: string;
+  event: string;
+  diff: object;
+}
+
+export const TEST_EVENT = 'monitor.test';
+
+/** The contract's payload, serialized once: every attempt sends these exact bytes. */
+export function payload(id: string, event: string, monitorId: string, createdAt: Date, diff: object): string {
+  return JSON.stringify({ id, event, monitor_id: monitorId, timestamp: String(Math.floor(createdAt.getTime() / 1000)), diff });
+}
+
+/** host:port of a webhook URL: the unit of the per-destination concurrency cap. */
+export const destinationOf = (webhookUrl: string) => new URL(webhookUrl).host.toLowerCase();
+
+/**
+ * Called by recordChanges inside the lake write's transaction: one delivery per change per active
+ * monitor subscribed to its event, so a change and its events commit or roll back together.
+ */
+export async function enqueueChangeEvents(trx: Knex.Transaction, changes: readonly RecordedChange[]): Promise<number> {
+  const rows: repo.NewDelivery[] = [];
+  const now = new Date();
+  for (const kind of ['person', 'company'] as const) {
+    const ofKind = changes.filter((c) => c.kind === kind);
+    if (!ofKind.length) continue;
+    const monitors = await repo.subscribedMonitors(trx, kind, [...new Set(ofKind.map((c) => c.subjectId))]);
+    if (!monitors.length) continue;
+    for (const change of ofKind) {
+      for (const m of monitors) {
+        if (m.subject_id !== change.subjectId || !m.events.includes(change.event)) continue;
+        const id = randomUUID();
+        rows.push({
+          id,
+          monitor_id: m.monitor_id,
+          event: change.event,
+          change_id: change.changeId,
+          subject_id: change.subjectId,
+          destination: destinationOf(m.webhook_url),
+          body: payload(id, change.event, m.monitor_id, now, change.diff),
+          manual: false,
+        });
+      }
+    }
+  }
+  await repo.insertDeliveries(trx, rows);
+  return rows.length;
+}
+
+/** Withdrawal (lake/suppression.ts, in its transaction): nothing about the subject is sent after it. */
+export async function forgetDeliveriesOf(trx: Knex.Transaction, subjectId: string): Promise<void> {
+  await repo.forgetSubject(trx, subjectId);
+}
+
+function toDelivery(row: repo.DeliveryRow): MonitorDelivery {
+  return {
+    id: row.id,
+    event: row.event,
+    created_at: row.created_at.toISOString(),
+    state: row.state,
+    attempts: row.attempts.map((a) => ({ attempted_at: a.attempted_at, status_code: a.status_code, error: a.error, latency_ms: a.latency_ms })),
+    next_attempt_at: row.state === 'pending' && row.next_attempt_at ? row.next_attempt_at.toISOString() : null,
+  };
+}
+
+const monitorNotFound = () => notFound('No monitor with this id in the workspace.');
+
+async function ownMonitor(db: Knex, workspaceId: string, monitorId: string) {
+  const monitor = await findMonitor(db, workspaceId, monitorId.toLowerCase());
+  if (!monitor) throw monitorNotFound();
+  return monitor;
+}
+
+export async function listDeliveries(db: Knex, workspaceId: string, monitorId: string, req: PageRequest): Promise<ListBody<MonitorDelivery>> {
+  const monitor = await ownMonitor(db, workspaceId, monitorId);
+  const paging = pageOf(req);
+  const result = await repo.listForMonitor(db, monitor.id, paging);
+  return listBody({ rows: result.rows.map(toDelivery), total: result.total }, paging);
+}
+
+/** POST /monitors/{id}/test: a `monitor.test` delivery through the real path, due now. */
+export async function enqueueTest(db: Knex, workspaceId: string, monitorId: string): Promise<MonitorDelivery> {
+  const monitor = await ownMonitor(db, workspaceId, monitorId);
+  const id = randomUUID();
+  await repo.insertDeliveries(db, [
+    {
+      id,
+      monitor_id: monitor.id,
+      event: TEST_EVENT,
+      change_id: null,
+      subject_id: null,
+      destination: destinationOf(monitor.webhook_url),
+      body: payload(id, TEST_EVENT, monitor.id, new Date(), {}),
+      manual: true,
+    },
+  ]);
+  return toDelivery((await repo.findDelivery(db, monitor.id, id))!);
+}
+
+/** POST /monitors/{id}/deliveries/{delivery_id}/redeliver: a failed delivery, one new attempt now. */
+export async function redeliver(db: Knex, workspaceId: string, monitorId: string, deliveryId: string): Promise<MonitorDelivery> {
+  const monitor = await ownMonitor(db, workspaceId, monitorId);
+  const id = deliveryId.toLowerCase();
+  const requeued = await repo.requeueFailed(db, monitor.id, id);
+  if (requeued) return toDelivery(requeued);
+  const existing = await repo.findDelivery(db, monitor.id, id);
+  if (!existing) throw notFound('No delivery with this id on this monitor.');
+  throw new AppError('DELIVERY_NOT_FAILED', `Only a failed delivery can be redelivered; this one is ${existing.state}.`);
+}
+
+export interface AttemptSettings {
+  schedule: readonly number[];
+  retryAfterCapSeconds: number;
+  deactivateAfterSeconds: number;
+}
+
+export interface AttemptDeps {
+  db: Knex;
+  client: WebhookClient;
+  keys: ServerKeys;
+  settings: AttemptSettings;
+  /** Told when a monitor is deactivated (logged by the worker). */
+  onDeactivated?: (monitorId: string, reason: string) => void;
+}
+
+export interface AttemptReport {
+  result: AttemptResult;
+  outcome: repo.AttemptOutcome['state'];
+  /** False when the lease was lost meanwhile: nothing was recorded. */
+  recorded: boolean;
+}
+
+/**
+ * One attempt of a claimed delivery: sign with every secret that signs now, POST, and record the
+ * attempt and its consequence in one transaction fenced by the lease token.
+ */
+export async function attemptDelivery(deps: AttemptDeps, token: string, d: repo.ClaimedDelivery): Promise<AttemptReport> {
+  const secrets = d.secrets.map((c) => deps.keys.decrypt(c));
+  const attemptedAt = new Date();
+  const headers = webhookHeaders(secrets, d.id, Math.floor(attemptedAt.getTime() / 1000), d.body);
+  const result = await deps.client.post(d.webhook_url, d.body, { ...headers });
+  const { settings } = deps;
+  const status = result.statusCode;
+  const made = d.attempts_made + 1;
+  let outcome: repo.AttemptOutcome;
+  let gone = false;
+  if (status !== null && status >= 200 && status < 300) outcome = { state: 'succeeded' };
+  else if (status === 410) {
+    outcome = { state: 'failed' };
+    gone = true;
+  } else if (made >= (d.max_attempts ?? attemptsFor(settings.schedule))) outcome = { state: 'failed' };
+  else {
+    const after = status === 429 || status === 503 ? retryAfterSeconds(result.retryAfter, settings.retryAfterCapSeconds) : undefined;
+    outcome = { state: 'pending', retryInSeconds: after ?? retryDelaySeconds(settings.schedule, made) };
+  }
+  const attempt: repo.StoredAttempt = {
+    attempted_at: attemptedAt.toISOString(),
+    status_code: status,
+    error: result.error,
+    latency_ms: result.latencyMs,
+  };
+  if (outcome.state === 'succeeded') {
+    const recorded = await repo.recordSuccess(deps.db, d.id, token, attempt, d.manual);
+    return { result, outcome: outcome.state, recorded };
+  }
+  const failure = outcome;
+  let deactivated: string | undefined;
+  const recorded = await deps.db.transaction(async (trx) => {
+    if (!(await repo.recordAttempt(trx, d.id, token, attempt, failure))) return false;
+    if (gone) {
+      await repo.deactivateMonitor(trx, d.monitor_id);
+      deactivated = 'the receiver answered 410 Gone';
+    } else if (await repo.markMonitorFailing(trx, d.monitor_id, settings.deactivateAfterSeconds)) {
+      await repo.deactivateMonitor(trx, d.monitor_id);
+      deactivated = `every delivery failed for ${Math.round(settings.deactivateAfterSeconds / 3600)} h`;
+    }
+    return true;
+  });
+  if (deactivated) deps.onDeactivated?.(d.monitor_id, deactivated);
+  return { result, outcome: outcome.state, recorded };
+}

@@ -1,0 +1,213 @@
+/**
+ * The webhook delivery worker: claims due deliveries from PostgreSQL (FOR UPDATE SKIP LOCKED and a
+ * lease), attempts each (domain/webhooks/deliveries.ts), and records the outcome fenced by the
+ * lease. Run inside `enrich serve` (WEBHOOK_DELIVERY_IN_PROCESS, the default) and by `enrich
+ * worker`; any number of workers share one database.
+ *
+ * At least once: a delivery is marked succeeded only after the receiver's 2xx, so a worker killed
+ * between the receiver getting the body and the success being recorded leaves the row leased; the
+ * lease expires (WEBHOOK_LEASE_SECONDS) and any worker sends it again, same webhook-id.
+ *
+ * Isolation: at most WEBHOOK_CONCURRENCY attempts in flight, at most WEBHOOK_PER_DESTINATION of
+ * them to one host:port (a claim takes no more of a destination than its room), each bounded by the
+ * attempt timeout, so one slow receiver holds a few slots for at most 15 s and never the others.
+ *
+ * stop() (SIGTERM) claims nothing more and lets the attempts in flight finish (each within the
+ * timeout); what it had claimed but not started is released at once.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import type { Knex } from 'knex';
+import type { Config, DeliveryConfig } from '../config';
+import { createKnex } from '../db/knex';
+import { claimDue, releaseLeases, type ClaimedDelivery } from '../db/repositories/deliveries';
+import type { Metrics } from '../http/metrics';
+import type { Logger } from '../logger';
+import { WebhookClient } from '../domain/webhooks/client';
+import { attemptDelivery, type AttemptDeps } from '../domain/webhooks/deliveries';
+import { loadServerKeys, type ServerKeys } from '../domain/webhooks/secrets';
+import { systemResolver, type ResolveHost, type SsrfPolicy } from '../domain/webhooks/ssrf';
+
+export interface DeliveryWorkerDeps {
+  db: Knex;
+  keys: ServerKeys;
+  config: DeliveryConfig;
+  ssrf: SsrfPolicy;
+  logger: Logger;
+  resolveHost?: ResolveHost;
+  /** Extra trusted CA certificates (PEM); default: WEBHOOK_CA_FILE's. */
+  ca?: string;
+  metrics?: Metrics;
+}
+
+/** The shortest interval between two claims while attempts are in flight. */
+const CLAIM_GATHER_MS = 10;
+
+export interface DeliveryTotals {
+  attempts: number;
+  succeeded: number;
+  retried: number;
+  failed: number;
+  lost: number;
+}
+
+export class DeliveryWorker {
+  private stopping = false;
+  private running: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly perDestination = new Map<string, number>();
+  private readonly client: WebhookClient;
+  private readonly attemptDeps: AttemptDeps;
+  readonly totals: DeliveryTotals = { attempts: 0, succeeded: 0, retried: 0, failed: 0, lost: 0 };
+
+  constructor(private readonly deps: DeliveryWorkerDeps) {
+    const { config } = deps;
+    this.client = new WebhookClient({
+      policy: deps.ssrf,
+      resolveHost: deps.resolveHost ?? systemResolver,
+      timeoutMs: config.timeoutMs,
+      connectionsPerDestination: config.perDestination,
+      ca: deps.ca ?? (config.caFile ? fs.readFileSync(config.caFile, 'utf8') : undefined),
+    });
+    this.attemptDeps = {
+      db: deps.db,
+      client: this.client,
+      keys: deps.keys,
+      settings: { schedule: config.schedule, retryAfterCapSeconds: config.retryAfterCapSeconds, deactivateAfterSeconds: config.deactivateAfterSeconds },
+      onDeactivated: (monitorId, reason) => deps.logger.warn({ monitor_id: monitorId, reason }, 'monitor deactivated (active: false)'),
+    };
+  }
+
+  start(): void {
+    this.running ??= this.loop().catch((err) => this.deps.logger.error({ err }, 'delivery worker stopped on an unexpected error'));
+  }
+
+  /** Claims nothing more; the attempts in flight finish (each bounded by the timeout). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.running;
+    await Promise.allSettled([...this.inFlight]);
+    await this.client.close();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private async loop(): Promise<void> {
+    const { config, logger, db } = this.deps;
+    logger.info(
+      { concurrency: config.concurrency, per_destination: config.perDestination, lease_seconds: config.leaseSeconds, schedule_seconds: config.schedule },
+      'delivery worker started',
+    );
+    let backoffMs = 0;
+    let lastClaim = 0;
+    while (!this.stopping) {
+      const free = config.concurrency - this.inFlight.size;
+      if (free <= 0) {
+        await this.sleep(config.pollMs);
+        continue;
+      }
+      // Woken by a finished attempt while others are in flight: gather a few more completions
+      // first, so a busy worker claims in batches instead of once per attempt.
+      const sinceClaim = Date.now() - lastClaim;
+      if (this.inFlight.size > 0 && sinceClaim < CLAIM_GATHER_MS) await this.sleep(CLAIM_GATHER_MS - sinceClaim);
+      lastClaim = Date.now();
+      const token = randomUUID();
+      let claimed: ClaimedDelivery[];
+      try {
+        claimed = await claimDue(db, {
+          token,
+          limit: free,
+          leaseSeconds: config.leaseSeconds,
+          perDestination: config.perDestination,
+          inFlight: Object.fromEntries(this.perDestination),
+        });
+        backoffMs = 0;
+      } catch (err) {
+        backoffMs = Math.min(Math.max(backoffMs * 2, 500), 30_000);
+        logger.error({ err, retry_in_ms: backoffMs }, 'delivery worker: claiming failed; retrying');
+        await this.sleep(backoffMs);
+        continue;
+      }
+      // The claim respects each destination's room; this is the guard should two claims overlap.
+      const over: string[] = [];
+      for (const d of claimed) {
+        const n = this.perDestination.get(d.destination) ?? 0;
+        if (this.stopping || n >= config.perDestination) {
+          over.push(d.id);
+          continue;
+        }
+        this.perDestination.set(d.destination, n + 1);
+        this.run(token, d);
+      }
+      if (over.length) await releaseLeases(db, token, over).catch((err) => logger.warn({ err }, 'delivery worker: release failed (the leases expire)'));
+      if (claimed.length - over.length === 0) await this.sleep(config.pollMs);
+    }
+    logger.info({ totals: this.totals }, 'delivery worker stopped');
+  }
+
+  private run(token: string, d: ClaimedDelivery): void {
+    const done = attemptDelivery(this.attemptDeps, token, d)
+      .then((report) => {
+        this.totals.attempts++;
+        const outcome = !report.recorded ? 'lost' : report.outcome === 'pending' ? 'retry' : report.outcome;
+        if (outcome === 'lost') this.totals.lost++;
+        else if (outcome === 'succeeded') this.totals.succeeded++;
+        else if (outcome === 'retry') this.totals.retried++;
+        else this.totals.failed++;
+        this.deps.metrics?.webhookAttempts.inc({ outcome });
+        this.deps.metrics?.webhookLatency.observe(report.result.latencyMs / 1000);
+        if (report.outcome !== 'succeeded') {
+          this.deps.logger.debug({ delivery_id: d.id, monitor_id: d.monitor_id, status: report.result.statusCode, error: report.result.error, outcome: report.outcome }, 'webhook attempt failed');
+        }
+      })
+      .catch((err) => this.deps.logger.error({ err, delivery_id: d.id }, 'webhook attempt could not be recorded; the lease expires and it is retried'))
+      .finally(() => {
+        this.inFlight.delete(done);
+        const n = (this.perDestination.get(d.destination) ?? 1) - 1;
+        if (n <= 0) this.perDestination.delete(d.destination);
+        else this.perDestination.set(d.destination, n);
+        this.wake?.();
+      });
+    this.inFlight.add(done);
+  }
+}
+
+/**
+ * A worker on its own bounded pool (every statement and connection wait has a timeout), with the
+ * server key and SSRF policy of the configuration. stop() also closes the pool.
+ */
+export function createDeliveryWorker(
+  config: Config,
+  opts: { databaseUrl: string; logger: Logger; keys?: ServerKeys; resolveHost?: ResolveHost; metrics?: Metrics },
+): DeliveryWorker & { stop(): Promise<void> } {
+  const d = config.webhooks.delivery;
+  const db = createKnex(opts.databaseUrl, 8, { statementTimeoutMs: d.dbTimeoutMs, acquireTimeoutMs: d.dbTimeoutMs });
+  if (config.webhooks.allowLoopback) {
+    opts.logger.warn('WEBHOOKS_ALLOW_LOOPBACK is on: webhooks may be delivered to loopback receivers. Development only; never in production.');
+  }
+  const worker = new DeliveryWorker({
+    db,
+    keys: opts.keys ?? loadServerKeys({ key: config.webhooks.secretKey, previous: config.webhooks.previousSecretKeys, dataDir: config.dataDir }),
+    config: d,
+    ssrf: { allowLoopback: config.webhooks.allowLoopback },
+    logger: opts.logger,
+    resolveHost: opts.resolveHost,
+    metrics: opts.metrics,
+  });
+  const stop = worker.stop.bind(worker);
+  worker.stop = async () => {
+    await stop();
+    await db.destroy();
+  };
+  return worker;
+}
