@@ -84,9 +84,9 @@ export function App() {
   return (
     <>
       <header className="top">
-        <div className="brand">
-          <span className="logo" aria-hidden="true">◆</span> Enrich
-        </div>
+        <h1 className="brand">
+          <span className="logo" aria-hidden="true">◆</span> Enrich <span className="sr-only">dashboard</span>
+        </h1>
         <nav aria-label="Dashboard">
           {PAGES.map((p) => (
             <a key={p.route} href={`#/${p.route}`} aria-current={route === p.route || (route === 'monitor-secret' && p.route === 'monitors') ? 'page' : undefined}>

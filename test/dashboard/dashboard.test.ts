@@ -24,8 +24,10 @@ import { DASHBOARD_CSP } from '../../src/http/routes/dashboard';
 import { createHarness, type Harness } from '../helpers/harness';
 import { isolatedDatabase } from '../helpers/identifierPool';
 import { personRecord, storePersons } from '../helpers/lakeRecords';
-import { closeSources, httpSource, loadWorld } from '../helpers/live';
-import { fakeResolver } from '../helpers/monitors';
+import { closeSources, eventually, httpSource, loadWorld } from '../helpers/live';
+import { Webhook } from 'standardwebhooks';
+import { deliveryWorker, Receiver, TestResolver, webhookTestConfig } from '../helpers/webhooks';
+import type { DeliveryWorker } from '../../src/jobs/deliveryWorker';
 
 // Browser globals inside page.evaluate callbacks (the DOM library is not in the test program's types).
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -63,6 +65,9 @@ let server: http.Server;
 let base: string;
 let owner: { workspaceId: string; key: string };
 let browser: BrowserContext | undefined;
+const resolver = new TestResolver();
+const receiver = new Receiver();
+let worker: DeliveryWorker | undefined;
 let page: Page;
 let userDataDir: string;
 const external: string[] = [];
@@ -114,7 +119,17 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     db = await isolatedDatabase('dashboard');
     sim = new Simulator({ world: WORLD, speed: 0 });
     simServer = await startSimulatorServer(sim);
-    h = await createHarness({ databaseUrl: db.url, liveSource: httpSource(simServer.protocolUrl), resolveHost: fakeResolver, config: { usageFlushMs: 600_000 } });
+    // Webhooks to the HTTPS receiver on loopback (its self-signed certificate trusted by the delivery
+    // worker), the one setting that allows a loopback receiver on: development and tests only.
+    await receiver.start();
+    h = await createHarness({
+      databaseUrl: db.url,
+      liveSource: httpSource(simServer.protocolUrl),
+      resolveHost: resolver.resolve,
+      config: { ...webhookTestConfig(), usageFlushMs: 600_000 },
+    });
+    worker = deliveryWorker(h.knex, { resolver, metrics: h.app.metrics });
+    worker.start();
     await loadWorld(h.knex, world, LOADED);
     await storePersons(h.knex, personRecord(XSS));
     owner = await h.workspace({ rateLimit: 1000 });
@@ -148,6 +163,8 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     await browser?.close();
     if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
     await new Promise((r) => server?.close(r));
+    await worker?.stop();
+    await receiver.close();
     await h?.close();
     await closeSources();
     await simServer?.close();
@@ -226,13 +243,13 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     expect((await api('/account', key)).status).toBe(401);
   });
 
-  it('Monitors: create, the secret revealed once on the next screen (gone after a reload), rotate, delete', async () => {
+  it('Monitors: create, the secret revealed once on the next screen (gone after a reload), a test event delivered and verified with it, the delivery log, rotate, delete', async () => {
     await page.click('nav >> text=Monitors');
     await page.waitForSelector('text=No monitors yet');
     await shot('06-monitors-empty');
     await axe('06-monitors');
     await page.fill('input[name="subject_url"]', 'https://www.linkedin.com/in/someone-watched');
-    await page.fill('input[name="webhook_url"]', 'https://hooks.example.test/enrich');
+    await page.fill('input[name="webhook_url"]', receiver.url('/enrich'));
     await page.fill('input[name="label"]', 'Champion at Northwind');
     await page.click('button:has-text("Create monitor")');
     const secret = (await page.textContent('[data-testid="monitor-secret-value"]'))!.trim();
@@ -256,6 +273,27 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     const row = page.locator(`tr[data-monitor="${monitorId}"]`);
     await row.waitFor();
     expect(await row.textContent()).toContain('active');
+    await row.locator('text=none yet').waitFor();
+
+    // A test event through the real delivery path, verified by the receiver's side with the revealed secret.
+    await row.locator('button:has-text("Deliveries")').click();
+    const log = page.locator('[data-testid="delivery-log"]');
+    await log.locator('text=No deliveries yet').waitFor();
+    await log.locator('button:has-text("Send test event")').click();
+    const note = log.locator('text=/Test event [0-9a-f-]{36} queued/');
+    await note.waitFor();
+    const deliveryId = /([0-9a-f-]{36})/.exec((await note.textContent())!)![1];
+    const received = await eventually(async () => receiver.of(deliveryId)[0]);
+    expect(new Webhook(secret).verify(received.body, received.headers)).toMatchObject({ id: deliveryId, event: 'monitor.test', monitor_id: monitorId });
+    const logRow = log.locator(`tr[data-delivery="${deliveryId}"]`);
+    await eventually(async () => {
+      await log.locator('button:has-text("Refresh")').click();
+      return (await logRow.locator('[data-testid="delivery-state"]').textContent({ timeout: 5000 }).catch(() => '')) === 'succeeded';
+    });
+    expect(await logRow.locator('[data-testid="delivery-answer"]').textContent()).toBe('HTTP 204');
+    expect(await logRow.textContent()).toContain('monitor.test');
+    await shot('09-monitor-delivery-log');
+    await axe('09-monitor-delivery-log');
     await row.locator('button:has-text("Rotate secret")').click();
     await row.locator('button:has-text("Yes")').click();
     const rotated = (await page.textContent('[data-testid="monitor-secret-value"]'))!.trim();
@@ -276,8 +314,8 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     await page.waitForSelector('[data-testid="api-error"]');
     expect(await page.textContent('[data-testid="error-code"]')).toBe('NOT_FOUND');
     expect(await page.textContent('[data-testid="request-id"]')).toMatch(/^req_[0-9a-f]{32}$/);
-    await shot('09-explorer-not-found');
-    await axe('09-explorer');
+    await shot('10-explorer-not-found');
+    await axe('10-explorer');
 
     for (const i of [2, 3]) {
       await page.fill('input[name="query"]', world.person(LOADED + i).username);
@@ -290,7 +328,7 @@ describeBrowser('the workspace dashboard in Chromium', () => {
       expect(await page.textContent('[data-testid="record-source"]')).toContain('source: live');
       expect(await page.textContent('[data-testid="fetched-at"]')).toMatch(/fetched_at \d{4}-\d{2}-\d{2} /);
     }
-    await shot('10-explorer-live-refresh');
+    await shot('11-explorer-live-refresh');
 
     await h.app.requestCounter.flush();
     await page.click('nav >> text=Overview');
@@ -301,7 +339,7 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     const requests = (await page.getAttribute('[data-testid="chart-requests"]', 'data-totals'))!.split(',').map(Number);
     expect(requests[0]).toBeGreaterThan(10); // the 2xx answers of the pages so far
     expect(requests[2]).toBeGreaterThanOrEqual(3); // the 404s of the explorer
-    await shot('11-overview-with-usage');
+    await shot('12-overview-with-usage');
   });
 
   it('renders public text as text only: the <script>/<img onerror> record is inert', async () => {
@@ -314,8 +352,8 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     expect(text).toContain(XSS.headline);
     expect(text).toContain(XSS.summary);
     expect(await page.locator('[data-testid="record"] img, [data-testid="record"] script, [data-testid="record"] svg, [data-testid="record"] iframe, [data-testid="record"] b').count()).toBe(0);
-    await shot('12-xss-record-inert');
-    await axe('12-xss-record');
+    await shot('13-xss-record-inert');
+    await axe('13-xss-record');
     await page.click('summary:has-text("Whole record")');
     expect(await page.textContent('[data-testid="record"] pre')).toContain(JSON.stringify(XSS.headline));
     expect(await page.evaluate(() => window.__xss as number | undefined)).toBeUndefined();
@@ -330,7 +368,7 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     await page.waitForSelector('[data-testid="retry-after"]');
     expect(await page.textContent('[data-testid="api-error"]')).toContain('RATE_LIMIT_EXCEEDED');
     expect(await page.textContent('[data-testid="retry-after"]')).toMatch(/^Retry in \d+ s\.$/);
-    await shot('13-rate-limited');
+    await shot('14-rate-limited');
   });
 
   it('signs out (the session is dead on the server too), then signs in with a member key: the member sees only their own keys', async () => {
@@ -340,7 +378,7 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     await page.waitForSelector('form[aria-label="Sign in with an API key"]');
     const dead = await fetch(`${base}/api/v1/workspace/sessions/current`, { headers: { Cookie: `enrich_session=${before}` } });
     expect(dead.status).toBe(401);
-    await shot('14-signed-out');
+    await shot('15-signed-out');
 
     const memberKey = await h.memberKey(owner.workspaceId, 'analyst', 100);
     await page.fill('input[name="api_key"]', memberKey);
@@ -354,8 +392,8 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toContain('analyst');
     expect(await page.locator('input[name="member"]').count()).toBe(0);
-    await shot('15-member-keys');
-    await axe('15-member-keys');
+    await shot('16-member-keys');
+    await axe('16-member-keys');
   });
 
   it('loaded nothing from outside the machine, threw no page error, and the CSP refused only the test\'s own inline script', () => {

@@ -12,6 +12,7 @@ export function Monitors({ onSecret }: { onSecret: (intent: SecretIntent) => voi
   const [page, setPage] = useState(1);
   const [problem, setProblem] = useState<unknown>(null);
   const [confirming, setConfirming] = useState<{ id: string; action: 'delete' | 'rotate' } | null>(null);
+  const [logOf, setLogOf] = useState<Schemas['Monitor'] | null>(null);
   const [form, setForm] = useState({ type: 'person' as Schemas['MonitorType'], subject_url: '', webhook_url: '', label: '' });
 
   const create = async (e: React.FormEvent) => {
@@ -31,6 +32,7 @@ export function Monitors({ onSecret }: { onSecret: (intent: SecretIntent) => voi
     try {
       await call(api.DELETE('/monitors/{id}', { params: { path: { id } } }));
       setConfirming(null);
+      if (logOf?.id === id) setLogOf(null);
       monitors.reload();
     } catch (err) {
       setProblem(err);
@@ -90,6 +92,7 @@ export function Monitors({ onSecret }: { onSecret: (intent: SecretIntent) => voi
               <th scope="col">Webhook</th>
               <th scope="col">Events</th>
               <th scope="col">State</th>
+              <th scope="col">Last delivery</th>
               <th scope="col">Created</th>
               <th scope="col">
                 <span className="sr-only">Actions</span>
@@ -108,6 +111,9 @@ export function Monitors({ onSecret }: { onSecret: (intent: SecretIntent) => voi
                 <td>
                   <span className={`badge ${m.active ? 'ok' : 'bad'}`}>{m.active ? 'active' : 'inactive'}</span>
                 </td>
+                <td>
+                  <LastDelivery monitorId={m.id} />
+                </td>
                 <td>{fmtDate(m.created_at)}</td>
                 <td className="actions">
                   {confirming?.id === m.id ? (
@@ -122,7 +128,10 @@ export function Monitors({ onSecret }: { onSecret: (intent: SecretIntent) => voi
                     </span>
                   ) : (
                     <>
-                      <button type="button" className="secondary" onClick={() => setConfirming({ id: m.id, action: 'rotate' })} aria-label={`Rotate the secret of the monitor on ${m.subject_url}`}>
+                      <button type="button" className="secondary" onClick={() => setLogOf(logOf?.id === m.id ? null : m)} aria-expanded={logOf?.id === m.id} aria-label={`Deliveries of the monitor on ${m.subject_url}`}>
+                        Deliveries
+                      </button>{' '}
+                      <button type="button" className="secondary" onClick={() => setConfirming({ id: m.id, action: 'rotate' })} aria-label={`Rotate secret of the monitor on ${m.subject_url}`}>
                         Rotate secret
                       </button>{' '}
                       <button type="button" className="secondary" onClick={() => setConfirming({ id: m.id, action: 'delete' })} aria-label={`Delete the monitor on ${m.subject_url}`}>
@@ -137,6 +146,117 @@ export function Monitors({ onSecret }: { onSecret: (intent: SecretIntent) => voi
         </table>
       )}
       <Pager page={page} perPage={PER_PAGE} total={all.length} onPage={setPage} />
+      {logOf && <DeliveryLog key={logOf.id} monitor={logOf} />}
+    </section>
+  );
+}
+
+/** The newest delivery of a monitor (one small call per row shown). */
+function LastDelivery({ monitorId }: { monitorId: string }) {
+  const last = useLoad(() => call(api.GET('/monitors/{id}/deliveries', { params: { path: { id: monitorId }, query: { per_page: 1 } } })), [monitorId]);
+  if (last.problem) return <span className="muted">unavailable</span>;
+  const d = last.data?.results[0];
+  if (!last.data) return <span className="muted">…</span>;
+  if (!d) return <span className="muted">none yet</span>;
+  const attempt = d.attempts[d.attempts.length - 1];
+  return (
+    <span>
+      <span className={`badge ${d.state === 'succeeded' ? 'ok' : d.state === 'pending' ? '' : 'bad'}`}>{d.state}</span>{' '}
+      <span className="muted">{fmtDate(attempt?.attempted_at ?? d.created_at)}</span>
+    </span>
+  );
+}
+
+/** One monitor's delivery log: attempts, status codes or errors, latency, next retry; a test event; redelivery. */
+function DeliveryLog({ monitor }: { monitor: Schemas['Monitor'] }) {
+  const [page, setPage] = useState(1);
+  const log = useLoad(() => call(api.GET('/monitors/{id}/deliveries', { params: { path: { id: monitor.id }, query: { page, per_page: PER_PAGE } } })), [monitor.id, page]);
+  const [problem, setProblem] = useState<unknown>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const sendTest = async () => {
+    setProblem(null);
+    try {
+      const res = await call(api.POST('/monitors/{id}/test', { params: { path: { id: monitor.id } } }));
+      setNote(`Test event ${res.delivery.id} queued.`);
+      log.reload();
+    } catch (err) {
+      setProblem(err);
+    }
+  };
+  const redeliver = async (deliveryId: string) => {
+    setProblem(null);
+    try {
+      await call(api.POST('/monitors/{id}/deliveries/{delivery_id}/redeliver', { params: { path: { id: monitor.id, delivery_id: deliveryId } } }));
+      setNote(`Delivery ${deliveryId} queued again (same webhook-id).`);
+      log.reload();
+    } catch (err) {
+      setProblem(err);
+    }
+  };
+  return (
+    <section className="card" aria-labelledby="log-title" data-testid="delivery-log">
+      <h3 id="log-title">Deliveries to {monitor.webhook_url}</h3>
+      <p className="row">
+        <button type="button" onClick={sendTest}>
+          Send test event
+        </button>
+        <button type="button" className="secondary" onClick={log.reload}>
+          Refresh
+        </button>
+        {note && (
+          <span role="status" className="muted">
+            {note}
+          </span>
+        )}
+      </p>
+      <ErrorBox problem={problem ?? log.problem} />
+      {log.data && log.data.total === 0 && <Empty>No deliveries yet. Send a test event to check your receiver.</Empty>}
+      {log.data && log.data.results.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Event</th>
+              <th scope="col">Created</th>
+              <th scope="col">State</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">Last answer</th>
+              <th scope="col">Latency</th>
+              <th scope="col">Next retry</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {log.data.results.map((d) => {
+              const last = d.attempts[d.attempts.length - 1];
+              return (
+                <tr key={d.id} data-delivery={d.id}>
+                  <td>{d.event}</td>
+                  <td>{fmtDate(d.created_at)}</td>
+                  <td>
+                    <span className={`badge ${d.state === 'succeeded' ? 'ok' : d.state === 'pending' ? '' : 'bad'}`} data-testid="delivery-state">
+                      {d.state}
+                    </span>
+                  </td>
+                  <td>{d.attempts.length}</td>
+                  <td data-testid="delivery-answer">{last ? (last.status_code !== null ? `HTTP ${last.status_code}` : (last.error ?? 'error')) : '—'}</td>
+                  <td>{last ? `${last.latency_ms} ms` : '—'}</td>
+                  <td>{d.next_attempt_at ? fmtDate(d.next_attempt_at) : '—'}</td>
+                  <td>
+                    {d.state === 'failed' && (
+                      <button type="button" className="secondary" onClick={() => redeliver(d.id)}>
+                        Redeliver
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {log.data && <Pager page={page} perPage={PER_PAGE} total={log.data.total} onPage={setPage} />}
     </section>
   );
 }
