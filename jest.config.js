@@ -48,7 +48,7 @@ module.exports = {
       ...base,
       ...database,
       displayName: 'system',
-      roots: ['<rootDir>/test/integration/cli', '<rootDir>/test/fuzz', '<rootDir>/test/docs', '<rootDir>/test/client'],
+      roots: ['<rootDir>/test/integration/cli', '<rootDir>/test/fuzz', '<rootDir>/test/docs', '<rootDir>/test/client', '<rootDir>/test/dashboard'],
     },
     // The service (`enrich serve`) against a PostgreSQL and a Redis of its own that the tests stop,
     // kill and pause: no shared database, no proxy (npm run test:faults runs this project alone).

@@ -840,8 +840,9 @@ export interface paths {
          *     - A workspace holds at most 1000 monitors: the 1001st is 409 `MONITOR_LIMIT_REACHED`.
          *     - A subject withdrawn under a privacy request cannot be monitored: 451 `DATA_SUBJECT_BLOCKED`.
          *
-         *     The new monitor is `active`. Its webhook secret (`whsec_…`) is shown once in the dashboard and is
-         *     never returned by the API, in this response or any other: save it when it is shown.
+         *     The new monitor is `active`. Its webhook secret (`whsec_…`) is not in this response: it is
+         *     revealed exactly once by `POST /workspace/monitors/{id}/secret` (the dashboard's screen right
+         *     after creation) and never again: save it when it is shown.
          */
         post: operations["createMonitor"];
         /**
@@ -882,6 +883,258 @@ export interface paths {
          *     monitor is 404 `NOT_FOUND`; a malformed `id` is 400.
          */
         delete: operations["deleteMonitorById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspace/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in to the dashboard
+         * @description Starts a dashboard session from a single-use sign-in link token (printed by
+         *     `enrich dashboard link --workspace ID [--member NAME]`, valid once for 15 minutes) or from an
+         *     owner or member API key, and sets the `enrich_session` cookie (`HttpOnly`, `SameSite=Strict`,
+         *     `Secure` over HTTPS). The session is kept on the server (only a hash of its token is stored),
+         *     ends after 12 hours without a request, on sign-out, and when its key or account is revoked.
+         *
+         *     Needs no API key. A used, expired or unknown token, or an invalid key, is 401 `API_KEY_INVALID`
+         *     (the same body in every case). When the request carries an `Origin` header it must be this
+         *     server's origin (403 `ORIGIN_NOT_ALLOWED`).
+         */
+        post: operations["createSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspace/sessions/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who am I (dashboard session)
+         * @description The current dashboard session: account, workspace, how it signed in, and when it ends
+         *     without activity. Only the session cookie authenticates this operation: without a live session
+         *     (none, expired, signed out, or its key or account revoked) the answer is 401 `API_KEY_INVALID`,
+         *     also when an API key is sent instead.
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        /**
+         * Sign out of the dashboard
+         * @description Ends the current dashboard session at once and clears the cookie. Only the session
+         *     cookie authenticates this operation (401 `API_KEY_INVALID` without a live one); the `Origin`
+         *     header must be this server's origin (403 `ORIGIN_NOT_ALLOWED`).
+         */
+        delete: operations["deleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspace/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description The workspace's API keys, revoked and expired ones included (`status`), newest first,
+         *     ties broken by `id`; for a member, only their own account's keys. Never the keys themselves: only
+         *     the display prefix.
+         *
+         *     Authenticated by the dashboard's session cookie or by an API key (owner or member).
+         *
+         *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
+         *     exact up to 10,000 (`total_relation` says `eq` or `gte`). To walk every page, follow `next_cursor`
+         *     (pass it as `cursor`, without `page`); a malformed cursor or one from another query is a 400
+         *     `INVALID_CURSOR`.
+         */
+        get: operations["listWorkspaceKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description Creates a key and returns it in full, once: it is stored only as a hash. Without a
+         *     body field the key is for the caller's own account. The owner may name a member (`member`,
+         *     created on first use) and set that member's `allowance` (at most the workspace limit, else 400);
+         *     a member doing either is 403 `OWNER_REQUIRED`.
+         *
+         *     Authenticated by the dashboard's session cookie or by an API key (owner or member). With the session cookie the `Origin`
+         *     header must be this server's origin (403 `ORIGIN_NOT_ALLOWED`).
+         */
+        post: operations["createWorkspaceKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspace/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Revokes the key at once, on every server instance, exactly as `enrich key revoke`
+         *     does: the next request with it is 401, and dashboard sessions signed in with it end. Revoking a
+         *     revoked key is a no-op answered 200. A member may revoke only their own keys (others are 404).
+         *
+         *     Authenticated by the dashboard's session cookie or by an API key (owner or member).
+         *     With the session cookie the `Origin` header must be this server's origin.
+         */
+        delete: operations["revokeWorkspaceKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspace/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List members and allowances
+         * @description The workspace's accounts with their allowances and number of active keys: owner first,
+         *     then by name, ties broken by `id`. A member sees only their own account.
+         *
+         *     Authenticated by the dashboard's session cookie or by an API key (owner or member).
+         *
+         *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
+         *     exact up to 10,000 (`total_relation` says `eq` or `gte`). To walk every page, follow `next_cursor`
+         *     (pass it as `cursor`, without `page`); a malformed cursor or one from another query is a 400
+         *     `INVALID_CURSOR`.
+         */
+        get: operations["listWorkspaceMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspace/members/{member_id}/allowance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a member's allowance
+         * @description Sets (or with `null` removes) a member's requests per minute, carved out of the
+         *     workspace limit: more than that limit is 400, and so is an allowance for the owner, who always
+         *     has the whole workspace window. Takes effect at once on every instance. Owner only (403
+         *     `OWNER_REQUIRED`).
+         *
+         *     Authenticated by the dashboard's session cookie or by an API key (owner or member). With the session cookie the `Origin` header must be this
+         *     server's origin.
+         */
+        put: operations["setMemberAllowance"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspace/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage timeline
+         * @description Requests per UTC day by status class (429 answers apart), and metered realtime calls
+         *     and cost per day, for the last `days` days; plus this billing period's realtime calls and cost,
+         *     the same figures as `GET /account`. Request counts are kept in memory and written in batches
+         *     (every 5 seconds by default), so the last seconds may not show yet, and a crash loses at most one
+         *     batch; realtime figures are exact.
+         *
+         *     Authenticated by the dashboard's session cookie or by an API key (owner or member).
+         */
+        get: operations["getWorkspaceUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspace/monitors/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reveal a monitor's secret (once)
+         * @description Returns the monitor's webhook secret, exactly once: the dashboard calls it on the screen
+         *     right after creating the monitor. Every later call is 409 `SECRET_ALREADY_REVEALED` (the
+         *     operator command `enrich monitor secret` uses the same once-only mark). A monitor of another
+         *     workspace is 404.
+         *
+         *     Authenticated by the dashboard's session cookie or by an API key (owner or member). With the session cookie the `Origin` header must be this server's
+         *     origin.
+         */
+        post: operations["revealMonitorSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspace/monitors/{id}/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a monitor's secret
+         * @description Issues a new webhook secret and returns it, once. For 24 hours deliveries are signed
+         *     with both the new and the previous secret (two `v1,` signatures), so a receiver can switch
+         *     without losing events. A monitor of another workspace is 404.
+         *
+         *     Authenticated by the dashboard's session cookie or by an API key (owner or member). With the session
+         *     cookie the `Origin` header must be this server's origin.
+         */
+        post: operations["rotateMonitorSecret"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1363,11 +1616,14 @@ export interface components {
          *     |---|---|---|
          *     | 400 | `VALIDATION_ERROR` | missing or malformed parameter, malformed JSON, unknown body field |
          *     | 400 | `INVALID_CURSOR` | list `cursor` malformed, altered, or from another query (other operation or filters) |
-         *     | 401 | `API_KEY_INVALID` | missing, malformed, unknown or revoked API key |
+         *     | 401 | `API_KEY_INVALID` | missing, malformed, unknown or revoked API key; no live dashboard session |
+         *     | 403 | `OWNER_REQUIRED` | a member asked for what only the workspace owner may do |
+         *     | 403 | `ORIGIN_NOT_ALLOWED` | a state-changing call with the session cookie from another origin |
          *     | 402 | `LICENSE_INACTIVE` | the workspace license is inactive or expired |
          *     | 404 | `NOT_FOUND` | record not indexed, unknown path, unknown monitor |
          *     | 405 | `METHOD_NOT_ALLOWED` | known path, method not offered on it |
          *     | 409 | `MONITOR_LIMIT_REACHED` | the workspace already has 1000 monitors |
+         *     | 409 | `SECRET_ALREADY_REVEALED` | a monitor's webhook secret was already revealed once |
          *     | 409 | `DELIVERY_NOT_FAILED` | redelivery of a monitor delivery that is not `failed` |
          *     | 409 | `IDEMPOTENCY_KEY_IN_PROGRESS` | realtime: a call with the same `Idempotency-Key` is still being answered |
          *     | 413 | `PAYLOAD_TOO_LARGE` | JSON body over 1 MiB |
@@ -1381,7 +1637,7 @@ export interface components {
          *     | 503 | `SERVICE_UNAVAILABLE` | the database is unreachable or did not answer in time; see `Retry-After` |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "API_KEY_INVALID" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
         /** @description Body of every error response. */
         ErrorResponse: {
             /** @description Human-readable explanation; for 400 it names the offending parameter. The wording may change at any time: do not parse it. */
@@ -2437,7 +2693,7 @@ export interface components {
          * @enum {string}
          */
         MonitorEvent: "person.job_changed" | "person.title_changed" | "person.location_changed" | "company.headcount_changed" | "company.name_changed" | "company.hq_changed" | "company.industry_changed";
-        /** @description A standing subscription on one person or company. When a subscribed change is detected on the subject, a signed webhook is POSTed to `webhook_url`. The webhook secret is not a field of the monitor and is never returned by the API: it is shown once in the dashboard. */
+        /** @description A standing subscription on one person or company. When a subscribed change is detected on the subject, a signed webhook is POSTed to `webhook_url`. The webhook secret is not a field of the monitor: it is revealed exactly once, by `POST /workspace/monitors/{id}/secret` (the dashboard). */
         Monitor: {
             /** Format: uuid */
             readonly id: string;
@@ -2494,6 +2750,175 @@ export interface components {
         OkResponse: {
             /** @constant */
             ok: true;
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /** @description Exactly one of `token` (the token of a single-use sign-in link printed by `enrich dashboard link`) or `api_key` (an owner or member API key). */
+        CreateSessionRequest: {
+            /** @description Sign-in link token (the part after `#token=` in the link). Valid once, for 15 minutes. */
+            token?: string;
+            /** @description An API key (`ik_live_…`). The session ends when this key is revoked or expires. */
+            api_key?: string;
+        };
+        /** @description An account of the workspace, as other objects refer to it. */
+        WorkspaceAccountRef: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            role: "owner" | "member";
+        };
+        /** @description A dashboard session: who is signed in, how, and until when it lasts without activity. Sessions are kept on the server; the browser holds only the `enrich_session` cookie. */
+        Session: {
+            account: components["schemas"]["WorkspaceAccountRef"];
+            workspace: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            };
+            /**
+             * @description `link`: a single-use sign-in link (`enrich dashboard link`); `api_key`: an owner or member API key.
+             * @enum {string}
+             */
+            method: "link" | "api_key";
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the session ends if no request uses it before (12 hours after the last one).
+             */
+            idle_expires_at: string;
+        };
+        SessionResponse: {
+            session: components["schemas"]["Session"];
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /** @description An API key of the workspace as listed: never the key itself, only its display prefix (the first characters, enough to recognise it). */
+        WorkspaceKey: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description Display prefix (`ik_live_` and the next 6 characters).
+             * @example ik_live_Ut6jCg
+             */
+            prefix: string;
+            member: components["schemas"]["WorkspaceAccountRef"];
+            /** @description Requests per minute of the key's account, carved out of the workspace limit; null when it shares the workspace window. */
+            allowance: number | null;
+            /** @enum {string} */
+            status: "active" | "revoked" | "expired";
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last request authenticated with the key, to within the usage flush interval (a few seconds); null when never used.
+             */
+            last_used_at: string | null;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+        };
+        /** @description Keys of the workspace (for a member, of their own account), newest first, ties broken by id. */
+        WorkspaceKeyListResponse: {
+            results: components["schemas"]["WorkspaceKey"][];
+            total: components["schemas"]["TotalCount"];
+            total_relation: components["schemas"]["TotalRelation"];
+            /** @description The page number asked for; absent when the page was asked by `cursor`. */
+            page?: components["schemas"]["PageNumber"];
+            per_page: components["schemas"]["PageSize"];
+            next_cursor: components["schemas"]["NextCursor"];
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /** @description Whose key to create. Empty: a key for the caller's own account. Only the owner may name another member (created on first use) or set an allowance. */
+        CreateWorkspaceKeyRequest: {
+            /** @description Member account name (1-100 characters, no control or bidirectional formatting characters). */
+            member?: string;
+            /** @description The member's requests per minute, carved out of the workspace limit (at most that limit). */
+            allowance?: number;
+        };
+        /** @description The new key. `api_key` is the full key, shown in this answer only: it is stored as a hash and can never be shown again. */
+        CreatedWorkspaceKeyResponse: {
+            key: components["schemas"]["WorkspaceKey"];
+            /** @description The full key (`ik_live_…`). Shown once. */
+            api_key: string;
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /** @description An account of the workspace with its allowance and key count. */
+        WorkspaceMember: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            role: "owner" | "member";
+            /** @description Requests per minute carved out of the workspace limit; null when the account shares the workspace window. */
+            allowance: number | null;
+            active_keys: number;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Accounts of the workspace (for a member, only their own), owner first, then by name, ties broken by id. */
+        WorkspaceMemberListResponse: {
+            results: components["schemas"]["WorkspaceMember"][];
+            total: components["schemas"]["TotalCount"];
+            total_relation: components["schemas"]["TotalRelation"];
+            /** @description The page number asked for; absent when the page was asked by `cursor`. */
+            page?: components["schemas"]["PageNumber"];
+            per_page: components["schemas"]["PageSize"];
+            next_cursor: components["schemas"]["NextCursor"];
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
+        SetAllowanceRequest: {
+            /** @description Requests per minute carved out of the workspace limit (at most that limit); null removes the allowance. */
+            allowance: number | null;
+        };
+        WorkspaceMemberResponse: {
+            member: components["schemas"]["WorkspaceMember"];
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /** @description One UTC day of the workspace's authenticated requests by status class. 429 answers are counted in `rate_limited` and not in `status_4xx`. Counts are kept in memory and written in batches every few seconds, so the last seconds may not show yet. */
+        UsageDay: {
+            /** Format: date */
+            date: string;
+            status_2xx: number;
+            status_3xx: number;
+            status_4xx: number;
+            status_5xx: number;
+            rate_limited: number;
+            /** @description Metered realtime calls that day (exact, from the usage ledger). */
+            realtime_calls: number;
+            realtime_cost_usd: number;
+        };
+        WorkspaceUsageResponse: {
+            /** @description Oldest first, one entry per day (days without requests are zeros), today last. */
+            days: components["schemas"]["UsageDay"][];
+            /** @description The metered usage of the current billing period, the same figures as `usage` in `GET /account`. */
+            period: {
+                /** Format: date-time */
+                period_start: string;
+                /** Format: date-time */
+                period_end: string;
+                realtime_calls: number;
+                realtime_cost_usd: number;
+                unit_price_usd: number;
+            };
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /** @description A monitor's webhook secret, in this answer only. Store it now: it is encrypted at rest and never shown again. */
+        MonitorSecretResponse: {
+            /** @description `whsec_` followed by the base64 of 32 random bytes. */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description After a rotation, until when the previous secret still signs too (24 hours); null on the first reveal.
+             */
+            previous_secret_valid_until: string | null;
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
@@ -2943,6 +3368,30 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description The caller is authenticated but may not do this: `OWNER_REQUIRED` for a member calling what only the workspace owner may do, `ORIGIN_NOT_ALLOWED` for a state-changing call made with the dashboard's session cookie whose `Origin` header is missing or is not this server's origin. */
+        Forbidden: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The monitor's webhook secret was already revealed (`SECRET_ALREADY_REVEALED`): it is shown exactly once. Rotate it (`POST /workspace/monitors/{id}/secret/rotate`) to get a new one. */
+        SecretAlreadyRevealed: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description The delivery is not `failed` (`DELIVERY_NOT_FAILED`): it is still pending, already succeeded, or was cancelled. Only a failed delivery can be redelivered. */
         DeliveryNotFailed: {
             headers: {
@@ -3050,6 +3499,21 @@ export interface components {
          */
         MonitorIdPath: string;
         /**
+         * @description ID of the API key (`id` in the key list). A key of another workspace, or (for a member) of another account, is 404 `NOT_FOUND`.
+         * @example 3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b
+         */
+        KeyIdPath: string;
+        /**
+         * @description ID of the account (`id` in the member list). An account of another workspace is 404 `NOT_FOUND`.
+         * @example 8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d
+         */
+        MemberIdPath: string;
+        /**
+         * @description How many days (UTC calendar days, today included) the timeline covers. Default 30.
+         * @example 30
+         */
+        UsageDays: number;
+        /**
          * @description ID of the delivery (its `webhook-id`). A delivery of another monitor, or of a monitor of another workspace, is answered with 404 `NOT_FOUND`.
          * @example 0b6f3d2a-8c1e-4f5a-9d7b-3e2c1a0f9e8d
          */
@@ -3102,6 +3566,11 @@ export interface components {
          * @example true
          */
         IdempotentReplayed: "true";
+        /**
+         * @description The dashboard session cookie `enrich_session`: `HttpOnly`, `SameSite=Strict`, `Path=/`, `Secure` when the server is reached over HTTPS or behind a trusted proxy. It carries a random token; the server keeps only its hash. Sign-out sends it again empty and expired.
+         * @example enrich_session=Qm9vdHN0cmFwIHRva2VuIGV4YW1wbGUgb25seQ; Path=/; HttpOnly; SameSite=Strict
+         */
+        SetCookie: string;
     };
     pathItems: never;
 }
@@ -4311,6 +4780,416 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description How to sign in. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description The session was started; the cookie is set. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Set-Cookie": components["headers"]["SetCookie"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Set-Cookie": components["headers"]["SetCookie"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OkResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWorkspaceKeys: {
+        parameters: {
+            query?: {
+                /**
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size, from 1 to 100 (default 25).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of keys. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceKeyListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWorkspaceKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Whose key. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWorkspaceKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key was created. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWorkspaceKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeWorkspaceKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description ID of the API key (`id` in the key list). A key of another workspace, or (for a member) of another account, is 404 `NOT_FOUND`.
+                 * @example 3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b
+                 */
+                key_id: components["parameters"]["KeyIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key is revoked. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OkResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWorkspaceMembers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size, from 1 to 100 (default 25).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of accounts. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceMemberListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setMemberAllowance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description ID of the account (`id` in the member list). An account of another workspace is 404 `NOT_FOUND`.
+                 * @example 8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d
+                 */
+                member_id: components["parameters"]["MemberIdPath"];
+            };
+            cookie?: never;
+        };
+        /** @description The new allowance. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetAllowanceRequest"];
+            };
+        };
+        responses: {
+            /** @description The member with the new allowance. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceMemberResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWorkspaceUsage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many days (UTC calendar days, today included) the timeline covers. Default 30.
+                 * @example 30
+                 */
+                days?: components["parameters"]["UsageDays"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The timeline. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceUsageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revealMonitorSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description ID of the monitor. A monitor that does not exist, was deleted, or belongs to another workspace is answered with 404 `NOT_FOUND` (existence is never revealed across workspaces).
+                 * @example 6c1e9f0a-2b7d-4c3e-9a8f-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["MonitorIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret, this once. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorSecretResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["SecretAlreadyRevealed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateMonitorSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description ID of the monitor. A monitor that does not exist, was deleted, or belongs to another workspace is answered with 404 `NOT_FOUND` (existence is never revealed across workspaces).
+                 * @example 6c1e9f0a-2b7d-4c3e-9a8f-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["MonitorIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, this once. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorSecretResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -26,6 +26,9 @@ import { rateLimit } from './http/middleware/rateLimit';
 import { route } from './http/middleware/route';
 import { Metrics } from './http/metrics';
 import { operationalRoutes } from './http/routes/operational';
+import { dashboardRoutes } from './http/routes/dashboard';
+import { RequestCounter } from './http/requestCounter';
+import { sessionAuthenticator } from './http/session';
 import type { RequestState } from './http/state';
 
 export interface AppDeps {
@@ -49,6 +52,8 @@ export interface App {
   metrics: Metrics;
   authenticator: Authenticator;
   rateLimits: RateLimits;
+  /** Per-workspace daily request counts, written in batches (the dashboard's usage timeline). */
+  requestCounter: RequestCounter;
   close(): Promise<void>;
 }
 
@@ -107,10 +112,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const metrics = deps.metrics ?? new Metrics();
   // Outermost, so it observes the final status that edge() gives errors.
   koa.use(metrics.middleware());
+  const requestCounter = new RequestCounter(knex, { flushMs: config.usageFlushMs, logger });
+  koa.use(requestCounter.middleware());
   koa.use(edge({ logger, rateLimits, anonymousRateLimit: config.anonymousRateLimit }));
   koa.use(operationalRoutes(metrics).routes());
+  koa.use(dashboardRoutes().routes());
   koa.use(route(api));
-  koa.use(authenticate({ authenticator, rateLimits, authFailureLimit: config.authFailureLimit }));
+  koa.use(authenticate({ authenticator, rateLimits, authFailureLimit: config.authFailureLimit, session: sessionAuthenticator(knex, { publicOrigin: config.publicOrigin }) }));
   koa.use(rateLimit({ rateLimits, anonymousRateLimit: config.anonymousRateLimit }));
   koa.use(jsonBody(config.bodyLimitBytes));
   koa.use(dispatch(api, handlers));
@@ -120,7 +128,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     metrics,
     authenticator,
     rateLimits,
+    requestCounter,
     close: async () => {
+      await requestCounter.close();
       await rateLimits.close();
       await authenticator.close();
       metrics.close();

@@ -31,6 +31,14 @@ export interface Config {
    * 0 = X-Forwarded-For is ignored.
    */
   trustProxyHops: number;
+  /** How often the in-memory request counts of the usage timeline are written (a crash loses at most this much). */
+  usageFlushMs: number;
+  /**
+   * PUBLIC_URL: the address users reach the service at (scheme, host, port). When set, the
+   * dashboard's state-changing calls must carry exactly this Origin; unset, the origin the request
+   * itself names (its Host, or X-Forwarded-Host behind TRUST_PROXY).
+   */
+  publicOrigin: string | undefined;
   /** Server-side statement timeout of request queries; the client gives up a second later. */
   dbStatementTimeoutMs: number;
   /** Longest wait for a pooled connection (and for a new connection to be established). */
@@ -252,6 +260,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { demo?: 
     authCacheDegradedTtlMs: int(env, 'AUTH_CACHE_DEGRADED_TTL_MS', 2000, 0),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     trustProxyHops: proxyHops(env),
+    usageFlushMs: int(env, 'USAGE_FLUSH_MS', 5000, 100, 600_000),
+    publicOrigin: (() => {
+      const raw = url(env, 'PUBLIC_URL', ['http:', 'https:']);
+      return raw ? new URL(raw).origin : undefined;
+    })(),
     dbStatementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
     dbAcquireTimeoutMs: int(env, 'DB_ACQUIRE_TIMEOUT_MS', 2000, 100, 600_000),
     dbPoolMax: int(env, 'DB_POOL_MAX', 10, 1, 1000),

@@ -10,6 +10,8 @@ import { createKnex, migrateLatest, openDatabase } from './db/knex';
 import { createLogger, type Logger } from './logger';
 import { DEMO_LOADED_PERSONS, ensureDemoWorld } from './world/demo';
 import { ensureDemoWorkspace } from './domain/workspaces/demo';
+import { createSignInLink } from './domain/workspaces/sessions';
+import { signInUrl } from './cli/dashboardCommands';
 import { Metrics } from './http/metrics';
 import { RefreshWorker } from './jobs/refreshWorker';
 import { createDeliveryWorker } from './jobs/deliveryWorker';
@@ -91,6 +93,8 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
   if (opts.demo) {
     const demo = await ensureDemoWorkspace(db.knex);
     printDemo(url, demo, sampleUsername, live);
+    const link = await createSignInLink(db.knex, { workspaceId: demo.workspace_id });
+    process.stdout.write(`Dashboard: open this single-use sign-in link (valid 15 minutes; \`npx enrich dashboard link --workspace ${demo.workspace_id}\` prints another):\n  ${signInUrl(url, link.token)}\n\n`);
   }
 
   let stopping: Promise<void> | undefined;

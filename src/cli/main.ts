@@ -15,6 +15,7 @@ import { registerLakeCommands } from './lakeCommands';
 import { load } from './lazy';
 import { registerLiveCommands } from './liveCommands';
 import { registerMonitorCommands } from './monitorCommands';
+import { registerDashboardCommands } from './dashboardCommands';
 
 /** Thrown (instead of exiting) once commander has printed its own help or error message. */
 class CommanderExit extends Error {
@@ -208,6 +209,7 @@ export function buildCli(io: CliIo): Command {
   registerLakeCommands(program, io);
   registerLiveCommands(program, io);
   registerMonitorCommands(program, io);
+  registerDashboardCommands(program, io);
   return program;
 }
 

@@ -107,6 +107,10 @@ describe('the contract document', () => {
         'GET /company/current-employees', 'GET /company/past-employees', 'GET /company/headcount-by-seniority',
         'GET /company/hiring-signals', 'GET /company/decision-makers', 'POST /monitors', 'GET /monitors', 'DELETE /monitors',
         'GET /monitors/{id}', 'DELETE /monitors/{id}',
+        // Workspace (the dashboard's operations, issue 15)
+        'POST /workspace/sessions', 'GET /workspace/sessions/current', 'DELETE /workspace/sessions/current', 'GET /workspace/keys',
+        'POST /workspace/keys', 'DELETE /workspace/keys/{key_id}', 'GET /workspace/members', 'PUT /workspace/members/{member_id}/allowance',
+        'GET /workspace/usage', 'POST /workspace/monitors/{id}/secret', 'POST /workspace/monitors/{id}/secret/rotate',
         // Beyond the specification, for integrators (issue 13): the delivery log, a test event, redelivery.
         'GET /monitors/{id}/deliveries', 'POST /monitors/{id}/test', 'POST /monitors/{id}/deliveries/{delivery_id}/redeliver',
       ].sort(),

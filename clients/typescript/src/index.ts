@@ -21,8 +21,12 @@ export type EnrichClient = Client<paths>;
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000/api/v1';
 
 export interface EnrichClientOptions {
-  /** API key (`ik_live_...`), sent as `Authorization: Bearer <key>`. */
-  apiKey: string;
+  /**
+   * API key (`ik_live_...`), sent as `Authorization: Bearer <key>`. Omitted in a browser page
+   * served by the same server (the workspace dashboard): its `HttpOnly` session cookie then
+   * authenticates the calls instead.
+   */
+  apiKey?: string;
   /** Base URL including the version path; default the local development server. */
   baseUrl?: string;
   /** A fetch implementation (default: the global fetch of Node 18+ or the browser). */
@@ -30,10 +34,12 @@ export interface EnrichClientOptions {
 }
 
 export function createEnrichClient(options: EnrichClientOptions): EnrichClient {
-  const client = createClient<paths>({ baseUrl: options.baseUrl ?? DEFAULT_BASE_URL, fetch: options.fetch });
+  const client = createClient<paths>({ baseUrl: options.baseUrl ?? DEFAULT_BASE_URL, fetch: options.fetch, credentials: 'same-origin' });
+  if (options.apiKey === undefined) return client;
+  const apiKey = options.apiKey;
   const auth: Middleware = {
     onRequest({ request }) {
-      request.headers.set('Authorization', `Bearer ${options.apiKey}`);
+      request.headers.set('Authorization', `Bearer ${apiKey}`);
       return request;
     },
   };

@@ -12,6 +12,7 @@ import * as live from './20261122001000_live';
 import * as monitors from './20261123000100_monitors';
 import * as apiKeyExpiry from './20261201000100_api_key_expiry';
 import * as identifierNormalization from './20261201000200_identifier_normalization';
+import * as dashboard from './20261202000200_dashboard';
 import * as monitorDeliveries from './20261202000100_monitor_deliveries';
 import * as deliveryDestinationIndex from './20261202000110_delivery_destination_index';
 import * as listSpeed from './20261202000300_list_speed';
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '20261123000100_monitors': monitors,
   '20261201000100_api_key_expiry': apiKeyExpiry,
   '20261201000200_identifier_normalization': identifierNormalization,
+  '20261202000200_dashboard': dashboard,
   '20261202000100_monitor_deliveries': monitorDeliveries,
   '20261202000110_delivery_destination_index': deliveryDestinationIndex,
   '20261202000300_list_speed': listSpeed,

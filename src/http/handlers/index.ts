@@ -32,6 +32,17 @@ import { deleteMonitor } from './monitors/deleteMonitor';
 import { deleteMonitorById } from './monitors/deleteMonitorById';
 import { getMonitor } from './monitors/getMonitor';
 import { listMonitors } from './monitors/listMonitors';
+import { createSession } from './workspace/createSession';
+import { getSession } from './workspace/getSession';
+import { deleteSession } from './workspace/deleteSession';
+import { listWorkspaceKeys } from './workspace/listWorkspaceKeys';
+import { createWorkspaceKey } from './workspace/createWorkspaceKey';
+import { revokeWorkspaceKey } from './workspace/revokeWorkspaceKey';
+import { listWorkspaceMembers } from './workspace/listWorkspaceMembers';
+import { setMemberAllowance } from './workspace/setMemberAllowance';
+import { getWorkspaceUsage } from './workspace/getWorkspaceUsage';
+import { revealMonitorSecret } from './workspace/revealMonitorSecret';
+import { rotateMonitorSecret } from './workspace/rotateMonitorSecret';
 import { listMonitorDeliveries } from './monitors/listMonitorDeliveries';
 import { redeliverMonitorDelivery } from './monitors/redeliverMonitorDelivery';
 import { testMonitor } from './monitors/testMonitor';
@@ -71,6 +82,17 @@ export function operationHandlers(deps: HandlerDeps): OperationHandlers {
     getMonitor: getMonitor(deps),
     deleteMonitor: deleteMonitor(deps),
     deleteMonitorById: deleteMonitorById(deps),
+    createSession: createSession(deps),
+    getSession: getSession(),
+    deleteSession: deleteSession(deps),
+    listWorkspaceKeys: listWorkspaceKeys(deps),
+    createWorkspaceKey: createWorkspaceKey(deps),
+    revokeWorkspaceKey: revokeWorkspaceKey(deps),
+    listWorkspaceMembers: listWorkspaceMembers(deps),
+    setMemberAllowance: setMemberAllowance(deps),
+    getWorkspaceUsage: getWorkspaceUsage(deps),
+    revealMonitorSecret: revealMonitorSecret(deps),
+    rotateMonitorSecret: rotateMonitorSecret(deps),
     listMonitorDeliveries: listMonitorDeliveries(deps),
     testMonitor: testMonitor(deps),
     redeliverMonitorDelivery: redeliverMonitorDelivery(deps),

@@ -20,12 +20,15 @@ export function authenticate(deps: {
   authenticator: Authenticator;
   rateLimits: RateLimits;
   authFailureLimit: number;
+  /** The dashboard's session cookie, tried when no Authorization header is sent (http/session.ts). */
+  session?: (ctx: AppContext) => Promise<Principal | undefined>;
 }): Middleware<RequestState> {
   return async (ctx, next) => {
     const operation = ctx.state.operation;
     if (!operation || !requiresKey(operation.security)) return next();
     const header = ctx.get('authorization') || undefined;
-    const principal = deps.authenticator.cached(header) ?? (await verify(ctx, header, deps));
+    const fromSession = !header && deps.session ? await deps.session(ctx) : undefined;
+    const principal = fromSession ?? deps.authenticator.cached(header) ?? (await verify(ctx, header, deps));
     const license = licenseState(principal);
     if (license !== 'active' && checksLicense(operation)) {
       ctx.state.quotas = await deps.rateLimits.peek(principal);

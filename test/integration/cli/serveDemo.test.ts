@@ -67,6 +67,16 @@ describe('enrich serve --demo (npm start)', () => {
     await assertInContract('GET', '/api/v1/person', { status: person.status, headers: Object.fromEntries(person.headers), body: personBody });
     expect(person.status).toBe(200);
     expect(personBody.data.positions.length).toBeGreaterThan(0);
+    // The printed dashboard link signs in once (the token is in the fragment, never sent in a URL).
+    const [, dashboardUrl, token] = await first.waitFor(/(http:\/\/127\.0\.0\.1:[0-9]+\/dashboard\/)#token=([A-Za-z0-9_-]{43})/);
+    expect(dashboardUrl).toBe(`${url}/dashboard/`);
+    const signIn = () => fetch(`${url}/api/v1/workspace/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    const session = await signIn();
+    expect(session.status).toBe(201);
+    const cookie = session.headers.get('set-cookie')!.split(';')[0];
+    const viaCookie = await fetch(`${url}/api/v1/account`, { headers: { Cookie: cookie } });
+    expect(((await viaCookie.json()) as { data: { workspace: { name: string } } }).data.workspace.name).toBe('demo');
+    expect((await signIn()).status).toBe(401);
     expect(await stop(first.child)).toBe(0);
     expect(first.output()).toContain('stopped');
     expect(fs.existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);

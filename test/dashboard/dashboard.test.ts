@@ -1,0 +1,404 @@
+/**
+ * The workspace dashboard in a real browser: Debian's Chromium driven by playwright-core, against
+ * the real server (real PostgreSQL, the live-source simulator on loopback), with the page's CSP
+ * enforced. Walks every page, saves a screenshot of each step under test-output/dashboard/, and runs
+ * axe-core on every page (no serious or critical violation).
+ *
+ * Chromium: /usr/bin/chromium (apt-get install -y chromium) or CHROMIUM_PATH. Without it the file
+ * skips locally and says so; with ENRICH_REQUIRE_BROWSER=1 (set by .ci/run) it fails instead.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { signingSecrets } from '../../src/domain/monitors/monitors';
+import { loadServerKeys } from '../../src/domain/webhooks/secrets';
+import { createSignInLink } from '../../src/domain/workspaces/sessions';
+import { createWorld, defaultAsOf } from '../../src/world';
+import { startSimulatorServer, type SimulatorServer } from '../../src/world/simulator/server';
+import { Simulator } from '../../src/world/simulator/simulator';
+import { DASHBOARD_CSP } from '../../src/http/routes/dashboard';
+import { createHarness, type Harness } from '../helpers/harness';
+import { isolatedDatabase } from '../helpers/identifierPool';
+import { personRecord, storePersons } from '../helpers/lakeRecords';
+import { closeSources, eventually, httpSource, loadWorld } from '../helpers/live';
+import { Webhook } from 'standardwebhooks';
+import { deliveryWorker, Receiver, TestResolver, webhookTestConfig } from '../helpers/webhooks';
+import type { DeliveryWorker } from '../../src/jobs/deliveryWorker';
+
+// Browser globals inside page.evaluate callbacks (the DOM library is not in the test program's types).
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const window: any;
+declare const document: any;
+declare const localStorage: any;
+declare const sessionStorage: any;
+declare const navigator: any;
+
+const ROOT = path.resolve(__dirname, '../..');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = fs.existsSync(CHROMIUM);
+if (!haveChromium) {
+  if (process.env.ENRICH_REQUIRE_BROWSER === '1') throw new Error(`dashboard test: no Chromium at ${CHROMIUM}, and ENRICH_REQUIRE_BROWSER=1 forbids skipping`);
+  process.stdout.write(`dashboard test: SKIPPING: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)\n`);
+}
+const SHOTS = path.join(ROOT, 'test-output', 'dashboard');
+const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+const WORLD = { persons: 20, companies: 4, seed: 9151, asOf: defaultAsOf() };
+const LOADED = 10;
+const world = createWorld(WORLD);
+const XSS = {
+  username: `xss-person-${Date.now().toString(36)}`,
+  full_name: '<script>window.__xss = 1</script>Eve Mallory',
+  headline: '<img src=x onerror="window.__xss = 2">Head of <b>Growth</b>',
+  summary: '"><svg onload="window.__xss = 3"></svg><iframe src="javascript:window.__xss = 4"></iframe>',
+};
+
+let db: { url: string; drop(): Promise<void> };
+let h: Harness;
+let sim: Simulator;
+let simServer: SimulatorServer;
+let server: http.Server;
+let base: string;
+let owner: { workspaceId: string; key: string };
+let browser: BrowserContext | undefined;
+const resolver = new TestResolver();
+const receiver = new Receiver();
+let worker: DeliveryWorker | undefined;
+let page: Page;
+let userDataDir: string;
+const external: string[] = [];
+const pageErrors: string[] = [];
+const cspViolations: string[] = [];
+
+const api = (p: string, key?: string) => fetch(`${base}/api/v1${p}`, { headers: key ? { Authorization: `Bearer ${key}` } : {} });
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+/** axe-core in the page (evaluated through the DevTools protocol, so the page's CSP still applies to the page itself). */
+async function axe(name: string): Promise<void> {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const result: { violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] } = await window.axe.run(document, {
+      resultTypes: ['violations'],
+    });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+  fs.writeFileSync(path.join(SHOTS, `${name}.axe.json`), JSON.stringify(violations, null, 2));
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+}
+
+/** Nothing secret may sit in the URL, localStorage or sessionStorage. */
+async function assertNothingStored(secret: string): Promise<void> {
+  expect(page.url()).not.toContain(secret);
+  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+  expect(stored).not.toContain(secret);
+  expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
+}
+
+async function signInByLink(workspaceId: string, member?: string): Promise<void> {
+  const link = await createSignInLink(h.knex, { workspaceId, member });
+  await page.goto(`${base}/dashboard/#token=${link.token}`);
+  await page.waitForSelector('[data-testid="who"]');
+  expect(page.url()).not.toContain(link.token);
+}
+
+const describeBrowser = haveChromium ? describe : describe.skip;
+
+describeBrowser('the workspace dashboard in Chromium', () => {
+  beforeAll(async () => {
+    // What `npm run build:dashboard` runs (npm start and npm test run it too).
+    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'dashboard/vite.config.ts'], { cwd: ROOT, stdio: 'ignore' });
+    fs.rmSync(SHOTS, { recursive: true, force: true });
+    fs.mkdirSync(SHOTS, { recursive: true });
+    db = await isolatedDatabase('dashboard');
+    sim = new Simulator({ world: WORLD, speed: 0 });
+    simServer = await startSimulatorServer(sim);
+    // Webhooks to the HTTPS receiver on loopback (its self-signed certificate trusted by the delivery
+    // worker), the one setting that allows a loopback receiver on: development and tests only.
+    await receiver.start();
+    h = await createHarness({
+      databaseUrl: db.url,
+      liveSource: httpSource(simServer.protocolUrl),
+      resolveHost: resolver.resolve,
+      config: { ...webhookTestConfig(), usageFlushMs: 600_000 },
+    });
+    worker = deliveryWorker(h.knex, { resolver, metrics: h.app.metrics });
+    worker.start();
+    await loadWorld(h.knex, world, LOADED);
+    await storePersons(h.knex, personRecord(XSS));
+    owner = await h.workspace({ rateLimit: 1000 });
+    server = http.createServer(h.app.koa.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-dashboard-'));
+    browser = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1280, height: 900 },
+      // The machine's network is closed: without these flags Chromium hangs on background calls.
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      timeout: 60_000,
+    });
+    await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    page = browser.pages()[0] ?? (await browser.newPage());
+    page.setDefaultTimeout(30_000);
+    page.on('request', (req) => {
+      const url = req.url();
+      if (!url.startsWith(base) && !url.startsWith('data:') && !url.startsWith('blob:')) external.push(url);
+    });
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (msg) => {
+      if (/Content Security Policy/i.test(msg.text())) cspViolations.push(msg.text());
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
+    await new Promise((r) => server?.close(r));
+    await worker?.stop();
+    await receiver.close();
+    await h?.close();
+    await closeSources();
+    await simServer?.close();
+    await db?.drop();
+  });
+
+  it('serves the page with a strict CSP and without a session shows only the sign-in form (every operation answers 401)', async () => {
+    const res = await fetch(`${base}/dashboard/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toBe(DASHBOARD_CSP);
+    expect(DASHBOARD_CSP).toContain("frame-ancestors 'none'");
+    expect(DASHBOARD_CSP).not.toContain('unsafe-inline');
+    const html = await res.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
+    expect(html).not.toMatch(/(src|href)="https?:/);
+    expect((await api('/workspace/keys')).status).toBe(401);
+
+    await page.goto(`${base}/dashboard/`);
+    await page.waitForSelector('form[aria-label="Sign in with an API key"]');
+    // An inline script added at run time is refused by the CSP.
+    const inline = await page.evaluate(() => {
+      const s = document.createElement('script');
+      s.textContent = 'window.__inline = 1';
+      document.body.appendChild(s);
+      return window.__inline as number | undefined;
+    });
+    expect(inline).toBeUndefined();
+    await shot('01-sign-in');
+    await axe('01-sign-in');
+  });
+
+  it('signs in by a single-use link: HttpOnly SameSite=Strict cookie, the token gone from the URL, the link refused a second time', async () => {
+    const link = await createSignInLink(h.knex, { workspaceId: owner.workspaceId });
+    await page.goto(`${base}/dashboard/#token=${link.token}`);
+    await page.waitForSelector('[data-testid="who"]');
+    expect(page.url()).toBe(`${base}/dashboard/#/overview`);
+    const cookies = await browser!.cookies(base);
+    const session = cookies.find((c) => c.name === 'enrich_session')!;
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    await assertNothingStored(link.token);
+    const again = await fetch(`${base}/api/v1/workspace/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: link.token }) });
+    expect(again.status).toBe(401);
+  });
+
+  it('Overview: license, rate limits and the charts', async () => {
+    await page.waitForSelector('[data-testid="chart-requests"] canvas');
+    expect(await page.textContent('[data-testid="license-status"]')).toBe('active');
+    expect(await page.textContent('[data-testid="rate-limit"]')).toContain('1000 requests / 60 s');
+    await shot('02-overview');
+    await axe('02-overview');
+  });
+
+  it('API keys: a new key is shown once (gone after a reload), works at once, and once revoked the API answers 401 with it', async () => {
+    await page.click('nav >> text=API keys');
+    await page.waitForSelector('[data-testid="keys-table"]');
+    await axe('03-keys');
+    await page.click('button:has-text("Create key")');
+    const key = (await page.textContent('[data-testid="new-key-value"]'))!.trim();
+    expect(key).toMatch(/^ik_live_/);
+    await page.click('button:has-text("Copy key")');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+    await shot('04-key-shown-once');
+    await assertNothingStored(key);
+    expect((await api('/account', key)).status).toBe(200);
+
+    await page.reload();
+    await page.waitForSelector('[data-testid="keys-table"]');
+    expect(await page.content()).not.toContain(key);
+    const prefix = key.slice(0, 14);
+    const row = page.locator(`tr[data-prefix="${prefix}"]`);
+    await row.locator('button:has-text("Revoke")').click();
+    await row.locator('button:has-text("Yes, revoke")').click();
+    await row.locator('text=revoked').waitFor();
+    await shot('05-key-revoked');
+    expect((await api('/account', key)).status).toBe(401);
+  });
+
+  it('Monitors: create, the secret revealed once on the next screen (gone after a reload), a test event delivered and verified with it, the delivery log, rotate, delete', async () => {
+    await page.click('nav >> text=Monitors');
+    await page.waitForSelector('text=No monitors yet');
+    await shot('06-monitors-empty');
+    await axe('06-monitors');
+    await page.fill('input[name="subject_url"]', 'https://www.linkedin.com/in/someone-watched');
+    await page.fill('input[name="webhook_url"]', receiver.url('/enrich'));
+    await page.fill('input[name="label"]', 'Champion at Northwind');
+    await page.click('button:has-text("Create monitor")');
+    const secret = (await page.textContent('[data-testid="monitor-secret-value"]'))!.trim();
+    expect(secret).toMatch(/^whsec_/);
+    expect(await page.textContent('pre.snippet')).toContain('standardwebhooks');
+    const monitorId = (await h.knex('monitors').first('id')).id as string;
+    const keys = loadServerKeys({ key: h.config.webhooks.secretKey, previous: h.config.webhooks.previousSecretKeys, dataDir: h.config.dataDir });
+    expect(await signingSecrets({ db: h.knex, keys }, monitorId)).toEqual([secret]);
+    await shot('07-monitor-secret-once');
+    await axe('07-monitor-secret');
+    await assertNothingStored(secret);
+
+    await page.reload();
+    await page.waitForSelector('[data-testid="secret-gone"]');
+    expect(await page.content()).not.toContain(secret);
+    await shot('08-monitor-secret-after-reload');
+    const second = await fetch(`${base}/api/v1/workspace/monitors/${monitorId}/secret`, { method: 'POST', headers: { Authorization: `Bearer ${owner.key}` } });
+    expect(second.status).toBe(409);
+
+    await page.click('button:has-text("Back to monitors")');
+    const row = page.locator(`tr[data-monitor="${monitorId}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain('active');
+    await row.locator('text=none yet').waitFor();
+
+    // A test event through the real delivery path, verified by the receiver's side with the revealed secret.
+    await row.locator('button:has-text("Deliveries")').click();
+    const log = page.locator('[data-testid="delivery-log"]');
+    await log.locator('text=No deliveries yet').waitFor();
+    await log.locator('button:has-text("Send test event")').click();
+    const note = log.locator('text=/Test event [0-9a-f-]{36} queued/');
+    await note.waitFor();
+    const deliveryId = /([0-9a-f-]{36})/.exec((await note.textContent())!)![1];
+    const received = await eventually(async () => receiver.of(deliveryId)[0]);
+    expect(new Webhook(secret).verify(received.body, received.headers)).toMatchObject({ id: deliveryId, event: 'monitor.test', monitor_id: monitorId });
+    const logRow = log.locator(`tr[data-delivery="${deliveryId}"]`);
+    await eventually(async () => {
+      await log.locator('button:has-text("Refresh")').click();
+      return (await logRow.locator('[data-testid="delivery-state"]').textContent({ timeout: 5000 }).catch(() => '')) === 'succeeded';
+    });
+    expect(await logRow.locator('[data-testid="delivery-answer"]').textContent()).toBe('HTTP 204');
+    expect(await logRow.textContent()).toContain('monitor.test');
+    await shot('09-monitor-delivery-log');
+    await axe('09-monitor-delivery-log');
+    await row.locator('button:has-text("Rotate secret")').click();
+    await row.locator('button:has-text("Yes")').click();
+    const rotated = (await page.textContent('[data-testid="monitor-secret-value"]'))!.trim();
+    expect(rotated).not.toBe(secret);
+    expect(await signingSecrets({ db: h.knex, keys }, monitorId)).toEqual([rotated, secret]);
+    await page.click('button:has-text("back to monitors")');
+    expect(await page.content()).not.toContain(rotated);
+    await row.locator('button:has-text("Delete")').click();
+    await row.locator('button:has-text("Yes")').click();
+    await page.waitForSelector('text=No monitors yet');
+  });
+
+  it('Explorer: a record not in the lake is a 404 with code and request_id; the live refresh says it costs 0.001 USD, and the usage chart counts it', async () => {
+    const target = world.person(LOADED + 2).username;
+    await page.click('nav >> text=Explorer');
+    await page.fill('input[name="query"]', target);
+    await page.click('button:has-text("Look up")');
+    await page.waitForSelector('[data-testid="api-error"]');
+    expect(await page.textContent('[data-testid="error-code"]')).toBe('NOT_FOUND');
+    expect(await page.textContent('[data-testid="request-id"]')).toMatch(/^req_[0-9a-f]{32}$/);
+    await shot('10-explorer-not-found');
+    await axe('10-explorer');
+
+    for (const i of [2, 3]) {
+      await page.fill('input[name="query"]', world.person(LOADED + i).username);
+      await page.click('button:has-text("Look up")');
+      await page.waitForSelector('[data-testid="api-error"]');
+      await page.click('button:has-text("Refresh from the live source")');
+      expect(await page.textContent('[data-testid="live-confirm"]')).toContain('0.001 USD');
+      await page.click('button:has-text("Refresh for 0.001 USD")');
+      await page.waitForSelector('[data-testid="record-source"]');
+      expect(await page.textContent('[data-testid="record-source"]')).toContain('source: live');
+      expect(await page.textContent('[data-testid="fetched-at"]')).toMatch(/fetched_at \d{4}-\d{2}-\d{2} /);
+    }
+    await shot('11-explorer-live-refresh');
+
+    await h.app.requestCounter.flush();
+    await page.click('nav >> text=Overview');
+    await page.waitForSelector('[data-testid="chart-realtime"] canvas');
+    expect(await page.getAttribute('[data-testid="chart-realtime"]', 'data-totals')).toBe('2');
+    expect(await page.getAttribute('[data-testid="chart-cost"]', 'data-totals')).toBe('0.002');
+    expect(await page.textContent('[data-testid="realtime-period"]')).toContain('2 calls · $0.002');
+    const requests = (await page.getAttribute('[data-testid="chart-requests"]', 'data-totals'))!.split(',').map(Number);
+    expect(requests[0]).toBeGreaterThan(10); // the 2xx answers of the pages so far
+    expect(requests[2]).toBeGreaterThanOrEqual(3); // the 404s of the explorer
+    await shot('12-overview-with-usage');
+  });
+
+  it('renders public text as text only: the <script>/<img onerror> record is inert', async () => {
+    await page.click('nav >> text=Explorer');
+    await page.fill('input[name="query"]', XSS.username);
+    await page.click('button:has-text("Look up")');
+    await page.waitForSelector('[data-testid="record"]');
+    const text = await page.textContent('[data-testid="record"]');
+    expect(text).toContain(XSS.full_name);
+    expect(text).toContain(XSS.headline);
+    expect(text).toContain(XSS.summary);
+    expect(await page.locator('[data-testid="record"] img, [data-testid="record"] script, [data-testid="record"] svg, [data-testid="record"] iframe, [data-testid="record"] b').count()).toBe(0);
+    await shot('13-xss-record-inert');
+    await axe('13-xss-record');
+    await page.click('summary:has-text("Whole record")');
+    expect(await page.textContent('[data-testid="record"] pre')).toContain(JSON.stringify(XSS.headline));
+    expect(await page.evaluate(() => window.__xss as number | undefined)).toBeUndefined();
+  });
+
+  it('shows a 429 with its wait time', async () => {
+    const tight = await h.workspace({ rateLimit: 3 });
+    await signInByLink(tight.workspaceId);
+    // The session check and the overview's two calls use the window of 3: the keys page gets 429s.
+    await page.waitForSelector('[data-testid="license-status"]');
+    await page.click('nav >> text=API keys');
+    await page.waitForSelector('[data-testid="retry-after"]');
+    expect(await page.textContent('[data-testid="api-error"]')).toContain('RATE_LIMIT_EXCEEDED');
+    expect(await page.textContent('[data-testid="retry-after"]')).toMatch(/^Retry in \d+ s\.$/);
+    await shot('14-rate-limited');
+  });
+
+  it('signs out (the session is dead on the server too), then signs in with a member key: the member sees only their own keys', async () => {
+    await signInByLink(owner.workspaceId);
+    const before = (await browser!.cookies(base)).find((c) => c.name === 'enrich_session')!.value;
+    await page.click('button:has-text("Sign out")');
+    await page.waitForSelector('form[aria-label="Sign in with an API key"]');
+    const dead = await fetch(`${base}/api/v1/workspace/sessions/current`, { headers: { Cookie: `enrich_session=${before}` } });
+    expect(dead.status).toBe(401);
+    await shot('15-signed-out');
+
+    const memberKey = await h.memberKey(owner.workspaceId, 'analyst', 100);
+    await page.fill('input[name="api_key"]', memberKey);
+    await page.click('button:has-text("Sign in")');
+    await page.waitForSelector('[data-testid="who"]');
+    expect(await page.textContent('[data-testid="who"]')).toContain('analyst (member)');
+    await assertNothingStored(memberKey);
+    await page.click('nav >> text=API keys');
+    await page.waitForSelector('[data-testid="keys-table"]');
+    const rows = await page.locator('[data-testid="keys-table"] tbody tr').allTextContents();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain('analyst');
+    expect(await page.locator('input[name="member"]').count()).toBe(0);
+    await shot('16-member-keys');
+    await axe('16-member-keys');
+  });
+
+  it('loaded nothing from outside the machine, threw no page error, and the CSP refused only the test\'s own inline script', () => {
+    expect(external).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    expect(cspViolations.length).toBeLessThanOrEqual(1);
+  });
+});
