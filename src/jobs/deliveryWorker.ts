@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import type { Knex } from 'knex';
 import type { Config, DeliveryConfig } from '../config';
 import { createKnex } from '../db/knex';
-import { claimDue, releaseLeases, type ClaimedDelivery } from '../db/repositories/deliveries';
+import { claimDue, recordSuccesses, releaseLeases, type ClaimedDelivery, type SuccessRecord } from '../db/repositories/deliveries';
 import type { Metrics } from '../http/metrics';
 import type { Logger } from '../logger';
 import { WebhookClient } from '../domain/webhooks/client';
@@ -42,6 +42,8 @@ export interface DeliveryWorkerDeps {
 
 /** The shortest interval between two claims while attempts are in flight. */
 const CLAIM_GATHER_MS = 10;
+/** How long 2xx answers are gathered before they are recorded in one statement. */
+const SUCCESS_GATHER_MS = 5;
 
 export interface DeliveryTotals {
   attempts: number;
@@ -55,8 +57,14 @@ export class DeliveryWorker {
   private stopping = false;
   private running: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  /** Attempts not finished (sending, or waiting for their outcome to be recorded). */
   private readonly inFlight = new Set<Promise<void>>();
+  /** Requests under way (their answer not in yet), in all and per destination: the caps. */
+  private sending = 0;
   private readonly perDestination = new Map<string, number>();
+  /** 2xx waiting to be recorded together (one statement for all of them). */
+  private successes: { record: SuccessRecord; done: (recorded: boolean) => void; fail: (err: unknown) => void }[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
   private readonly client: WebhookClient;
   private readonly attemptDeps: AttemptDeps;
   readonly totals: DeliveryTotals = { attempts: 0, succeeded: 0, retried: 0, failed: 0, lost: 0 };
@@ -76,7 +84,25 @@ export class DeliveryWorker {
       keys: deps.keys,
       settings: { schedule: config.schedule, retryAfterCapSeconds: config.retryAfterCapSeconds, deactivateAfterSeconds: config.deactivateAfterSeconds },
       onDeactivated: (monitorId, reason) => deps.logger.warn({ monitor_id: monitorId, reason }, 'monitor deactivated (active: false)'),
+      recordSuccess: (record) =>
+        new Promise<boolean>((done, fail) => {
+          this.successes.push({ record, done, fail });
+          this.flushTimer ??= setTimeout(() => void this.flushSuccesses(), SUCCESS_GATHER_MS);
+        }),
     };
+  }
+
+  private async flushSuccesses(): Promise<void> {
+    this.flushTimer = undefined;
+    const batch = this.successes;
+    this.successes = [];
+    if (!batch.length) return;
+    try {
+      const recorded = await recordSuccesses(this.deps.db, batch.map((b) => b.record));
+      for (const b of batch) b.done(recorded.has(b.record.id));
+    } catch (err) {
+      for (const b of batch) b.fail(err);
+    }
   }
 
   start(): void {
@@ -111,7 +137,8 @@ export class DeliveryWorker {
     let backoffMs = 0;
     let lastClaim = 0;
     while (!this.stopping) {
-      const free = config.concurrency - this.inFlight.size;
+      // Requests under way are capped by the concurrency; outcomes still being recorded by twice it.
+      const free = Math.min(config.concurrency - this.sending, 2 * config.concurrency - this.inFlight.size);
       if (free <= 0) {
         await this.sleep(config.pollMs);
         continue;
@@ -147,6 +174,7 @@ export class DeliveryWorker {
           continue;
         }
         this.perDestination.set(d.destination, n + 1);
+        this.sending++;
         this.run(token, d);
       }
       if (over.length) await releaseLeases(db, token, over).catch((err) => logger.warn({ err }, 'delivery worker: release failed (the leases expire)'));
@@ -156,7 +184,19 @@ export class DeliveryWorker {
   }
 
   private run(token: string, d: ClaimedDelivery): void {
-    const done = attemptDelivery(this.attemptDeps, token, d)
+    // The destination's slot is free as soon as the answer is in; the row stays leased until its
+    // outcome is recorded, so no other claim can take it meanwhile.
+    let answered = false;
+    const release = () => {
+      if (answered) return;
+      answered = true;
+      this.sending--;
+      const n = (this.perDestination.get(d.destination) ?? 1) - 1;
+      if (n <= 0) this.perDestination.delete(d.destination);
+      else this.perDestination.set(d.destination, n);
+      this.wake?.();
+    };
+    const done = attemptDelivery({ ...this.attemptDeps, onAnswered: release }, token, d)
       .then((report) => {
         this.totals.attempts++;
         const outcome = !report.recorded ? 'lost' : report.outcome === 'pending' ? 'retry' : report.outcome;
@@ -173,9 +213,7 @@ export class DeliveryWorker {
       .catch((err) => this.deps.logger.error({ err, delivery_id: d.id }, 'webhook attempt could not be recorded; the lease expires and it is retried'))
       .finally(() => {
         this.inFlight.delete(done);
-        const n = (this.perDestination.get(d.destination) ?? 1) - 1;
-        if (n <= 0) this.perDestination.delete(d.destination);
-        else this.perDestination.set(d.destination, n);
+        release();
         this.wake?.();
       });
     this.inFlight.add(done);

@@ -185,25 +185,38 @@ export async function recordAttempt(
   return (rowCount ?? 0) > 0;
 }
 
+export interface SuccessRecord {
+  id: string;
+  token: string;
+  attempt: StoredAttempt;
+  /** A test event or a redelivery: a 2xx reactivates the monitor. */
+  reactivate: boolean;
+}
+
 /**
- * A 2xx, in one statement: the attempt recorded (if `token` still holds the lease), and the monitor
- * no longer failing; a test or redelivery (`reactivate`) also makes it active again. The monitor is
- * written only when that changes something. Returns false when the lease was lost.
+ * Many 2xx at once (the worker gathers them for a few milliseconds): one statement records each
+ * attempt whose lease `token` still holds, and clears or reactivates their monitors where that
+ * changes something. Returns the ids recorded (a lost lease records nothing).
  */
-export async function recordSuccess(db: Knex, id: string, token: string, attempt: StoredAttempt, reactivate: boolean): Promise<boolean> {
-  const { rows } = await db.raw<{ rows: { recorded: number }[] }>(
-    `with d as (
-       update monitor_deliveries set attempts = attempts || ?::jsonb, state = 'succeeded', next_attempt_at = null,
-         completed_at = now(), lease_token = null, lease_until = null
-       where id = ? and lease_token = ? returning monitor_id),
+export async function recordSuccesses(db: Knex, items: readonly SuccessRecord[]): Promise<Set<string>> {
+  if (!items.length) return new Set();
+  const { rows } = await db.raw<{ rows: { id: string }[] }>(
+    `with input as (
+       select * from unnest(?::uuid[], ?::uuid[], ?::jsonb[], ?::boolean[]) as t(id, token, attempt, reactivate)),
+     d as (
+       update monitor_deliveries md set attempts = md.attempts || jsonb_build_array(i.attempt), state = 'succeeded',
+         next_attempt_at = null, completed_at = now(), lease_token = null, lease_until = null
+       from input i where md.id = i.id and md.lease_token = i.token
+       returning md.id, md.monitor_id, i.reactivate),
      m as (
-       update monitors set failing_since = null, active = active or ?
-       where id in (select monitor_id from d) and (failing_since is not null or (? and not active))
-       returning id)
-     select (select count(*) from d)::int as recorded, (select count(*) from m)::int as monitors`,
-    [JSON.stringify([attempt]), id, token, reactivate, reactivate],
+       update monitors mo set failing_since = null, active = mo.active or x.reactivate
+       from (select monitor_id, bool_or(reactivate) as reactivate from d group by monitor_id) x
+       where mo.id = x.monitor_id and (mo.failing_since is not null or (x.reactivate and not mo.active))
+       returning mo.id)
+     select id from d`,
+    [items.map((i) => i.id), items.map((i) => i.token), items.map((i) => JSON.stringify(i.attempt)), items.map((i) => i.reactivate)] as unknown as Knex.RawBinding[],
   );
-  return (rows[0]?.recorded ?? 0) > 0;
+  return new Set(rows.map((r) => r.id));
 }
 
 /**

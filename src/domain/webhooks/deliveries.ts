@@ -145,6 +145,13 @@ export interface AttemptDeps {
   settings: AttemptSettings;
   /** Told when a monitor is deactivated (logged by the worker). */
   onDeactivated?: (monitorId: string, reason: string) => void;
+  /**
+   * Told when a 2xx is in, before it is recorded (the worker frees the destination's slot). A
+   * failure frees it only once recorded, so a 410's deactivation precedes the next claim.
+   */
+  onAnswered?: () => void;
+  /** Records a 2xx (the worker batches them); default: one statement per success. */
+  recordSuccess?: (record: repo.SuccessRecord) => Promise<boolean>;
 }
 
 export interface AttemptReport {
@@ -191,7 +198,11 @@ export async function attemptDelivery(deps: AttemptDeps, token: string, d: repo.
     latency_ms: result.latencyMs,
   };
   if (outcome.state === 'succeeded') {
-    const recorded = await repo.recordSuccess(deps.db, d.id, token, attempt, d.manual);
+    deps.onAnswered?.();
+    const record = { id: d.id, token, attempt, reactivate: d.manual };
+    const recorded = deps.recordSuccess
+      ? await deps.recordSuccess(record)
+      : (await repo.recordSuccesses(deps.db, [record])).has(d.id);
     return { result, outcome: outcome.state, recorded };
   }
   const failure = outcome;
