@@ -13,6 +13,7 @@ import * as monitors from './20261123000100_monitors';
 import * as apiKeyExpiry from './20261201000100_api_key_expiry';
 import * as identifierNormalization from './20261201000200_identifier_normalization';
 import * as listSpeed from './20261202000300_list_speed';
+import * as listSpeedStats from './20261202000310_list_speed_stats';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '20261201000100_api_key_expiry': apiKeyExpiry,
   '20261201000200_identifier_normalization': identifierNormalization,
   '20261202000300_list_speed': listSpeed,
+  '20261202000310_list_speed_stats': listSpeedStats,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
