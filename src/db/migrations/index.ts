@@ -16,6 +16,7 @@ import * as dashboard from './20261202000200_dashboard';
 import * as monitorDeliveries from './20261202000100_monitor_deliveries';
 import * as deliveryDestinationIndex from './20261202000110_delivery_destination_index';
 import * as listSpeed from './20261202000300_list_speed';
+import * as listSpeedStats from './20261202000310_list_speed_stats';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '20261202000100_monitor_deliveries': monitorDeliveries,
   '20261202000110_delivery_destination_index': deliveryDestinationIndex,
   '20261202000300_list_speed': listSpeed,
+  '20261202000310_list_speed_stats': listSpeedStats,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
