@@ -90,6 +90,11 @@ export class RequestCounter {
     }
   }
 
+  /** Distinct entries counted and not written yet (counts and last-use times). */
+  pendingEntries(): number {
+    return this.counts.size + this.lastUsed.size;
+  }
+
   /** Stops the timer and writes the last batch. */
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);

@@ -241,6 +241,14 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     await row.locator('text=revoked').waitFor();
     await shot('05-key-revoked');
     expect((await api('/account', key)).status).toBe(401);
+
+    // A long list pages (10 per page): 12 keys in all.
+    for (let i = 0; i < 10; i++) await h.memberKey(owner.workspaceId, `bulk-${i}`);
+    await page.reload();
+    await page.waitForSelector('text=Page 1 of 2 (12)');
+    await page.click('nav[aria-label="Pages"] >> nth=0 >> button:has-text("Next")');
+    await page.waitForSelector('text=Page 2 of 2 (12)');
+    expect(await page.locator('[data-testid="keys-table"] tbody tr').count()).toBe(2);
   });
 
   it('Monitors: create, the secret revealed once on the next screen (gone after a reload), a test event delivered and verified with it, the delivery log, rotate, delete', async () => {

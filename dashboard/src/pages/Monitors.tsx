@@ -13,6 +13,8 @@ export function Monitors({ onSecret }: { onSecret: (intent: SecretIntent) => voi
   const [problem, setProblem] = useState<unknown>(null);
   const [confirming, setConfirming] = useState<{ id: string; action: 'delete' | 'rotate' } | null>(null);
   const [logOf, setLogOf] = useState<Schemas['Monitor'] | null>(null);
+  // Bumped when the open delivery log changes, so the rows' "last delivery" follow it.
+  const [deliveriesTick, setDeliveriesTick] = useState(0);
   const [form, setForm] = useState({ type: 'person' as Schemas['MonitorType'], subject_url: '', webhook_url: '', label: '' });
 
   const create = async (e: React.FormEvent) => {
@@ -112,7 +114,7 @@ export function Monitors({ onSecret }: { onSecret: (intent: SecretIntent) => voi
                   <span className={`badge ${m.active ? 'ok' : 'bad'}`}>{m.active ? 'active' : 'inactive'}</span>
                 </td>
                 <td>
-                  <LastDelivery monitorId={m.id} />
+                  <LastDelivery key={deliveriesTick} monitorId={m.id} />
                 </td>
                 <td>{fmtDate(m.created_at)}</td>
                 <td className="actions">
@@ -146,7 +148,7 @@ export function Monitors({ onSecret }: { onSecret: (intent: SecretIntent) => voi
         </table>
       )}
       <Pager page={page} perPage={PER_PAGE} total={all.length} onPage={setPage} />
-      {logOf && <DeliveryLog key={logOf.id} monitor={logOf} />}
+      {logOf && <DeliveryLog key={logOf.id} monitor={logOf} onChange={() => setDeliveriesTick((t) => t + 1)} />}
     </section>
   );
 }
@@ -168,9 +170,14 @@ function LastDelivery({ monitorId }: { monitorId: string }) {
 }
 
 /** One monitor's delivery log: attempts, status codes or errors, latency, next retry; a test event; redelivery. */
-function DeliveryLog({ monitor }: { monitor: Schemas['Monitor'] }) {
+function DeliveryLog({ monitor, onChange }: { monitor: Schemas['Monitor']; onChange: () => void }) {
   const [page, setPage] = useState(1);
-  const log = useLoad(() => call(api.GET('/monitors/{id}/deliveries', { params: { path: { id: monitor.id }, query: { page, per_page: PER_PAGE } } })), [monitor.id, page]);
+  const log = useLoad(async () => {
+    const res = await call(api.GET('/monitors/{id}/deliveries', { params: { path: { id: monitor.id }, query: { page, per_page: PER_PAGE } } }));
+    onChange();
+    return res;
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [monitor.id, page]);
   const [problem, setProblem] = useState<unknown>(null);
   const [note, setNote] = useState<string | null>(null);
   const sendTest = async () => {

@@ -10,13 +10,20 @@ export interface CountRow {
   count: number;
 }
 
-/** One statement for a whole batch: adds to the existing counts. */
+/**
+ * One statement for a whole batch: adds to the existing counts. Rows of a workspace deleted since
+ * they were counted are skipped (the join), so one of them can never make every later batch fail.
+ */
 export async function addRequestCounts(db: Knex, rows: CountRow[]): Promise<void> {
   if (!rows.length) return;
-  await db('workspace_request_counts')
-    .insert(rows)
-    .onConflict(['workspace_id', 'day', 'status_class'])
-    .merge({ count: db.raw('workspace_request_counts.count + excluded.count') });
+  await db.raw(
+    `insert into workspace_request_counts (workspace_id, day, status_class, count)
+     select u.workspace_id, u.day, u.status_class, u.count
+       from unnest(?::uuid[], ?::date[], ?::text[], ?::bigint[]) as u(workspace_id, day, status_class, count)
+       join workspaces w on w.id = u.workspace_id
+     on conflict (workspace_id, day, status_class) do update set count = workspace_request_counts.count + excluded.count`,
+    [rows.map((r) => r.workspace_id), rows.map((r) => r.day), rows.map((r) => r.status_class), rows.map((r) => r.count)],
+  );
 }
 
 /** One statement for a whole batch of keys; a later time never goes backwards. */
