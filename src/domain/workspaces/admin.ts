@@ -120,6 +120,10 @@ export async function createKey(
       account = await findOwner(trx, workspace.id);
       if (!account) throw notFound(`workspace ${workspace.id} has no owner account`);
     }
+    // One rule for the CLI and the Workspace API: the owner has the whole workspace window.
+    if (account.role === 'owner' && input.allowance !== undefined) {
+      throw validationError('the owner has the whole workspace window: an allowance is for members');
+    }
     const allowanceChanged = input.allowance !== undefined && account.rate_limit_allowance !== input.allowance;
     if (allowanceChanged) await setAllowance(trx, account.id, input.allowance!);
     const key = await issueKey(trx, account, expiresAt);

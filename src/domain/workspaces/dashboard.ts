@@ -49,11 +49,7 @@ export async function createWorkspaceKey(db: Knex, p: Principal, body: { member?
     throw ownerRequired('create keys for other members or set allowances');
   }
   const member = body.member ?? (p.role === 'owner' ? undefined : p.accountName);
-  // Without a member the key is the owner's own, and the owner always has the whole workspace window.
-  const forOwner = member === undefined || member.trim().normalize('NFC') === p.accountName;
-  if (p.role === 'owner' && forOwner && body.allowance !== undefined) {
-    throw validationError('the owner has the whole workspace window: an allowance is for members');
-  }
+  // Without a member the key is the owner's own (createKey refuses an allowance for the owner).
   const created = await createKey(db, { workspaceId: p.workspaceId, member, allowance: body.allowance });
   const { rows } = await counts.pageKeys(db, p.workspaceId, created.account_id, { limit: 1_000_000, offset: 0 });
   const row = rows.find((r) => r.id === created.key_id)!;

@@ -75,6 +75,15 @@ describe('enrich CLI', () => {
     expect(again.account_id).toBe(member.account_id);
   });
 
+  it('key create refuses an allowance for the owner (the owner has the whole workspace window)', async () => {
+    const ws = await enrichJson<{ workspace_id: string; api_key: string }>('workspace', 'create', '--name', 'Owners', '--rate-limit', '100');
+    const res = await enrich('key', 'create', '--workspace', ws.workspace_id, '--allowance', '7');
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/owner has the whole workspace window/);
+    const account = await h.get('/api/v1/account', ws.api_key);
+    expect(account.body.quotas.rate_limit.member).toBeUndefined();
+  });
+
   it('key revoke by display prefix stops the key at once on a running server', async () => {
     const ws = await enrichJson<{ workspace_id: string; api_key: string }>('workspace', 'create', '--name', 'Revokers');
     expect((await h.get('/api/v1/account', ws.api_key)).status).toBe(200); // now cached by the server
