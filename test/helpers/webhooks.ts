@@ -16,6 +16,8 @@ import type { Metrics } from '../../src/http/metrics';
 import { DeliveryWorker } from '../../src/jobs/deliveryWorker';
 import { loadServerKeys, type ServerKeys } from '../../src/domain/webhooks/secrets';
 import { systemResolver, type ResolveHost } from '../../src/domain/webhooks/ssrf';
+import { createHarness, type Harness } from './harness';
+import { createLakeWorld } from './lakeWorld';
 
 /** The server key of the tests' monitor secrets (base64 of 32 bytes). */
 export const TEST_SERVER_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -202,4 +204,34 @@ export function webhookPayloadProblems(body: { event?: unknown }): string[] {
   const validate = payloadAjv.getSchema(`contract#/webhooks/${event}/post/requestBody/content/application~1json/schema`);
   if (!validate) return [`no webhook named ${event} in the contract`];
   return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+}
+
+/**
+ * A harness on a database of its own (a clone of the empty lake): every delivery worker claims
+ * every due delivery of its database, so files that run at the same time must not share one.
+ * `beforeClose` registers what must stop while the database is still open (workers, receivers).
+ */
+export function useWebhookHarness(opts: { resolver: TestResolver; allowLoopback?: boolean }): {
+  h: Harness;
+  beforeClose(fn: () => Promise<void>): void;
+} {
+  let lake: { world: { url: string }; close(): Promise<void> } | undefined;
+  let harness: Harness | undefined;
+  const cleanups: (() => Promise<void>)[] = [];
+  beforeAll(async () => {
+    lake = await createLakeWorld();
+    harness = await createHarness({ databaseUrl: lake.world.url, config: webhookTestConfig({ allowLoopback: opts.allowLoopback }), resolveHost: opts.resolver.resolve });
+  }, 180_000);
+  afterAll(async () => {
+    for (const fn of cleanups) await fn();
+    await harness?.close();
+    await lake?.close();
+  }, 120_000);
+  const h = new Proxy({} as Harness, {
+    get: (_t, prop) => {
+      if (!harness) throw new Error('useWebhookHarness: the harness is only available inside tests');
+      return harness[prop as keyof Harness];
+    },
+  });
+  return { h, beforeClose: (fn) => cleanups.push(fn) };
 }

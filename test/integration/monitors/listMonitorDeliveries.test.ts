@@ -2,21 +2,20 @@
  * GET /monitors/{id}/deliveries: the delivery log, paged newest first, with every attempt's status
  * or network error, made by the real worker against a real HTTPS receiver and a closed port.
  */
-import { useHarness } from '../../helpers/harness';
 import { eventually } from '../../helpers/live';
 import { monitorBody } from '../../helpers/monitors';
-import { closedPort, deliveryWorker, Receiver, TestResolver, webhookTestConfig } from '../../helpers/webhooks';
+import { closedPort, deliveryWorker, Receiver, TestResolver, useWebhookHarness } from '../../helpers/webhooks';
 import type { DeliveryWorker } from '../../../src/jobs/deliveryWorker';
 
 const resolver = new TestResolver();
 const receiver = new Receiver();
 let worker: DeliveryWorker | undefined;
-// Registered before the harness, so the worker stops while its database is still open.
-afterAll(async () => {
+const { h, beforeClose } = useWebhookHarness({ resolver });
+// Stopped while the file's database is still open.
+beforeClose(async () => {
   await worker?.stop();
   await receiver.close();
 });
-const h = useHarness({ config: webhookTestConfig(), resolveHost: resolver.resolve });
 
 beforeAll(async () => {
   await receiver.start();

@@ -5,20 +5,19 @@
 import { Webhook } from 'standardwebhooks';
 import { revealSecret } from '../../../src/domain/monitors/monitors';
 import type { DeliveryWorker } from '../../../src/jobs/deliveryWorker';
-import { useHarness } from '../../helpers/harness';
 import { eventually } from '../../helpers/live';
 import { monitorBody } from '../../helpers/monitors';
-import { deliveryWorker, Receiver, testKeys, TestResolver, webhookTestConfig } from '../../helpers/webhooks';
+import { deliveryWorker, Receiver, testKeys, TestResolver, useWebhookHarness } from '../../helpers/webhooks';
 
 const resolver = new TestResolver();
 const receiver = new Receiver();
 let worker: DeliveryWorker;
-// Registered before the harness, so the worker stops while its database is still open.
-afterAll(async () => {
+const { h, beforeClose } = useWebhookHarness({ resolver });
+// Stopped while the file's database is still open.
+beforeClose(async () => {
   await worker?.stop();
   await receiver.close();
 });
-const h = useHarness({ config: webhookTestConfig(), resolveHost: resolver.resolve });
 
 beforeAll(async () => {
   await receiver.start();

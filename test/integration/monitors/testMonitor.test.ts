@@ -4,22 +4,21 @@
  * package with the secret revealed once, and with both secrets during a rotation.
  */
 import { Webhook } from 'standardwebhooks';
-import { useHarness } from '../../helpers/harness';
 import { eventually } from '../../helpers/live';
 import { monitorBody } from '../../helpers/monitors';
 import { revealSecret, rotateSecret } from '../../../src/domain/monitors/monitors';
-import { deliveryWorker, Receiver, testKeys, TestResolver, webhookPayloadProblems, webhookTestConfig } from '../../helpers/webhooks';
+import { deliveryWorker, Receiver, testKeys, TestResolver, webhookPayloadProblems, useWebhookHarness } from '../../helpers/webhooks';
 import type { DeliveryWorker } from '../../../src/jobs/deliveryWorker';
 
 const resolver = new TestResolver();
 const receiver = new Receiver();
 let worker: DeliveryWorker;
-// Registered before the harness, so the worker stops while its database is still open.
-afterAll(async () => {
+const { h, beforeClose } = useWebhookHarness({ resolver });
+// Stopped while the file's database is still open.
+beforeClose(async () => {
   await worker?.stop();
   await receiver.close();
 });
-const h = useHarness({ config: webhookTestConfig(), resolveHost: resolver.resolve });
 
 beforeAll(async () => {
   await receiver.start();

@@ -10,21 +10,21 @@ import pino from 'pino';
 import type { DeliveryConfig } from '../../../src/config';
 import { ServerKeys } from '../../../src/domain/webhooks/secrets';
 import type { DeliveryWorker } from '../../../src/jobs/deliveryWorker';
-import { useHarness } from '../../helpers/harness';
 import { eventually } from '../../helpers/live';
 import { monitorBody } from '../../helpers/monitors';
-import { deliveryRow, deliveryWorker, Receiver, TestResolver, webhookTestConfig } from '../../helpers/webhooks';
+import { deliveryRow, deliveryWorker, Receiver, TestResolver, useWebhookHarness } from '../../helpers/webhooks';
 
 const resolver = new TestResolver();
 const receiver = new Receiver();
 const slow = new Receiver();
 const workers: DeliveryWorker[] = [];
-afterAll(async () => {
+const { h, beforeClose } = useWebhookHarness({ resolver });
+// Stopped while the file's database is still open.
+beforeClose(async () => {
   await Promise.all(workers.map((w) => w.stop()));
   await receiver.close();
   await slow.close();
 });
-const h = useHarness({ config: webhookTestConfig(), resolveHost: resolver.resolve });
 
 beforeAll(async () => {
   await receiver.start();

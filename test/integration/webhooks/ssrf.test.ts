@@ -6,19 +6,19 @@
  * setting allows loopback, so the refusal is the policy's, not a broken setup.
  */
 import type { DeliveryWorker } from '../../../src/jobs/deliveryWorker';
-import { useHarness } from '../../helpers/harness';
 import { eventually } from '../../helpers/live';
 import { monitorBody, PUBLIC_ADDRESS } from '../../helpers/monitors';
-import { deliveryRow, deliveryWorker, REBIND_HOST, Receiver, TestResolver, webhookTestConfig } from '../../helpers/webhooks';
+import { deliveryRow, deliveryWorker, REBIND_HOST, Receiver, TestResolver, useWebhookHarness } from '../../helpers/webhooks';
 
 const resolver = new TestResolver();
 const receiver = new Receiver();
 const workers: DeliveryWorker[] = [];
-afterAll(async () => {
+const { h, beforeClose } = useWebhookHarness({ resolver, allowLoopback: false });
+// Stopped while the file's database is still open.
+beforeClose(async () => {
   await Promise.all(workers.map((w) => w.stop()));
   await receiver.close();
 });
-const h = useHarness({ config: webhookTestConfig({ allowLoopback: false }), resolveHost: resolver.resolve });
 
 beforeAll(async () => {
   await receiver.start();
