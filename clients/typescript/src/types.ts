@@ -2532,7 +2532,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is malformed (`VALIDATION_ERROR`): a parameter or body field is missing, has the wrong type or is out of bounds, the JSON is malformed, or the body has an unknown field. The message names the parameter. Lists answer `INVALID_CURSOR` for a `cursor` that is malformed or belongs to another query (another operation or other filters): start the walk again without it. Do not retry unchanged. */
+        /** @description The request is malformed (`VALIDATION_ERROR`): a parameter or body field is missing, has the wrong type or is out of bounds, the JSON is malformed, or the body has an unknown field. The message names the parameter. Do not retry unchanged. */
         BadRequest: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -2620,6 +2620,18 @@ export interface components {
         };
         /** @description The record was withdrawn under a privacy request (GDPR / CCPA) (`DATA_SUBJECT_BLOCKED`). This is permanent: no identifier and no endpoint will reach it again, so do not retry and delete any copy you hold. Deliberately distinct from 404, which means "not indexed (yet)". */
         DataSubjectBlocked: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The request is malformed (`VALIDATION_ERROR`): a parameter or body field is missing, has the wrong type or is out of bounds, the JSON is malformed, or the body has an unknown field. The message names the parameter. Lists answer `INVALID_CURSOR` for a `cursor` that is malformed or belongs to another query (another operation or other filters): start the walk again without it. Do not retry unchanged. */
+        BadRequestList: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3083,7 +3095,7 @@ export interface operations {
                     "application/json": components["schemas"]["PersonSearchResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             404: components["responses"]["NotFound"];
@@ -3143,7 +3155,7 @@ export interface operations {
                     "application/json": components["schemas"]["PersonSearchResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             404: components["responses"]["NotFound"];
@@ -3203,7 +3215,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobChangeListResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             429: components["responses"]["TooManyRequests"];
@@ -3238,7 +3250,7 @@ export interface operations {
                     "application/json": components["schemas"]["PersonSearchResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3362,7 +3374,7 @@ export interface operations {
                     "application/json": components["schemas"]["PersonSearchResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             429: components["responses"]["TooManyRequests"];
@@ -3502,7 +3514,7 @@ export interface operations {
                     "application/json": components["schemas"]["CompanySearchResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3552,7 +3564,7 @@ export interface operations {
                     "application/json": components["schemas"]["PersonSearchResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             404: components["responses"]["NotFound"];
@@ -3602,7 +3614,7 @@ export interface operations {
                     "application/json": components["schemas"]["PastEmployeeListResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             404: components["responses"]["NotFound"];
@@ -3695,7 +3707,7 @@ export interface operations {
                     "application/json": components["schemas"]["HiringSignalListResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             404: components["responses"]["NotFound"];
@@ -3745,7 +3757,7 @@ export interface operations {
                     "application/json": components["schemas"]["PersonSearchResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             404: components["responses"]["NotFound"];
