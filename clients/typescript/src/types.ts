@@ -3193,7 +3193,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is malformed (`VALIDATION_ERROR`): a parameter or body field is missing, has the wrong type or is out of bounds, the JSON is malformed, or the body has an unknown field. The message names the parameter. Lists answer `INVALID_CURSOR` for a `cursor` that is malformed or belongs to another query (another operation or other filters): start the walk again without it. Do not retry unchanged. */
+        /** @description The request is malformed (`VALIDATION_ERROR`): a parameter or body field is missing, has the wrong type or is out of bounds, the JSON is malformed, or the body has an unknown field. The message names the parameter. Do not retry unchanged. */
         BadRequest: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -3281,6 +3281,18 @@ export interface components {
         };
         /** @description The record was withdrawn under a privacy request (GDPR / CCPA) (`DATA_SUBJECT_BLOCKED`). This is permanent: no identifier and no endpoint will reach it again, so do not retry and delete any copy you hold. Deliberately distinct from 404, which means "not indexed (yet)". */
         DataSubjectBlocked: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The request is malformed (`VALIDATION_ERROR`): a parameter or body field is missing, has the wrong type or is out of bounds, the JSON is malformed, or the body has an unknown field. The message names the parameter. Lists answer `INVALID_CURSOR` for a `cursor` that is malformed or belongs to another query (another operation or other filters): start the walk again without it. Do not retry unchanged. */
+        BadRequestList: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3805,7 +3817,7 @@ export interface operations {
                     "application/json": components["schemas"]["PersonSearchResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             404: components["responses"]["NotFound"];
@@ -3865,7 +3877,7 @@ export interface operations {
                     "application/json": components["schemas"]["PersonSearchResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             404: components["responses"]["NotFound"];
@@ -3925,7 +3937,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobChangeListResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             429: components["responses"]["TooManyRequests"];
@@ -3960,7 +3972,7 @@ export interface operations {
                     "application/json": components["schemas"]["PersonSearchResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             413: components["responses"]["PayloadTooLarge"];
@@ -4084,7 +4096,7 @@ export interface operations {
                     "application/json": components["schemas"]["PersonSearchResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             429: components["responses"]["TooManyRequests"];
@@ -4224,7 +4236,7 @@ export interface operations {
                     "application/json": components["schemas"]["CompanySearchResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             413: components["responses"]["PayloadTooLarge"];
@@ -4274,7 +4286,7 @@ export interface operations {
                     "application/json": components["schemas"]["PersonSearchResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             404: components["responses"]["NotFound"];
@@ -4324,7 +4336,7 @@ export interface operations {
                     "application/json": components["schemas"]["PastEmployeeListResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             404: components["responses"]["NotFound"];
@@ -4417,7 +4429,7 @@ export interface operations {
                     "application/json": components["schemas"]["HiringSignalListResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             404: components["responses"]["NotFound"];
@@ -4467,7 +4479,7 @@ export interface operations {
                     "application/json": components["schemas"]["PersonSearchResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             404: components["responses"]["NotFound"];
