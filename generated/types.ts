@@ -4931,7 +4931,7 @@ export interface operations {
                     "application/json": components["schemas"]["WorkspaceKeyListResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -5047,7 +5047,7 @@ export interface operations {
                     "application/json": components["schemas"]["WorkspaceMemberListResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -5249,7 +5249,7 @@ export interface operations {
                     "application/json": components["schemas"]["MonitorDeliveryListResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             404: components["responses"]["NotFound"];

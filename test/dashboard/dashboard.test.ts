@@ -113,7 +113,7 @@ const describeBrowser = haveChromium ? describe : describe.skip;
 describeBrowser('the workspace dashboard in Chromium', () => {
   beforeAll(async () => {
     // What `npm run build:dashboard` runs (npm start and npm test run it too).
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'dashboard/vite.config.ts'], { cwd: ROOT, stdio: 'ignore' });
+    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'dashboard/vite.config.mts'], { cwd: ROOT, stdio: 'ignore' });
     fs.rmSync(SHOTS, { recursive: true, force: true });
     fs.mkdirSync(SHOTS, { recursive: true });
     db = await isolatedDatabase('dashboard');

@@ -100,12 +100,13 @@ export class FaultPostgres {
 
   /** A crash: every process of the cluster killed at once. */
   async kill(): Promise<void> {
-    signalAll(clusterPids(this.dir), 'SIGKILL');
+    // The processes are taken once, while the postmaster is alive, and waited for by pid: once it
+    // dies its pid file names nobody, but its backends may still be exiting, holding the shared
+    // memory a restarted postmaster refuses to share.
+    const pids = clusterPids(this.dir);
+    signalAll(pids, 'SIGKILL');
     this.runner?.kill('SIGKILL');
-    for (let i = 0; i < 100 && fs.existsSync(path.join(this.dir, 'postmaster.pid')); i++) {
-      if (clusterPids(this.dir).every((pid) => !alive(pid))) break;
-      await sleep(50);
-    }
+    for (let i = 0; i < 100 && pids.some(alive); i++) await sleep(50);
   }
 
   /** A stalled database: every process stopped by the kernel; connections stay open, nothing answers. */
@@ -125,6 +126,10 @@ export class FaultPostgres {
   }
 }
 
+/**
+ * A pid that still exists, zombies included: PostgreSQL's own check of a pid file (kill(pid, 0))
+ * refuses to start while the old postmaster is an unreaped zombie, so the suite waits for that too.
+ */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);

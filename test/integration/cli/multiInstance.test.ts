@@ -16,7 +16,9 @@ const describeRedis = redisUrl ? describe : describe.skip;
 
 async function serve(port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, DATABASE_URL: testDatabaseUrl(), REDIS_URL: redisUrl, PORT: String(port), LOG_LEVEL: 'info' },
+    // A generous Redis timeout: this test is about sharing one window, and on a busy machine the
+    // default 150 ms would send a slow answer to the per-process fallback (test/faults covers that).
+    env: { ...process.env, DATABASE_URL: testDatabaseUrl(), REDIS_URL: redisUrl, REDIS_COMMAND_TIMEOUT_MS: '5000', PORT: String(port), LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   await new Promise<void>((resolve, reject) => {
