@@ -147,6 +147,10 @@ const CASES: ListCase[] = [
   },
 ];
 
+/** A walk is tens of requests through the proxy, with lake writes between them: on a busy machine
+ * that can take longer than the suite's default safety net. */
+const WALK_TIMEOUT_MS = 240_000;
+
 /** Every page by cursor at `perPage`, from page 1; `between` runs after each page. */
 async function walk(
   request: ReturnType<ListCase['open']>,
@@ -194,14 +198,17 @@ describe('cursor paging over every list, on a seeded world', () => {
     it('a quiet cursor walk is the page walk: the same rows in the same order, next_cursor null at the end only', async () => {
       const request = c.open(lw);
       const pages = await byPages(request);
-      expect(pages.length).toBeGreaterThan(15);
+      // Earlier cases withdraw rows of the shared world at random, so a list's length varies a
+      // little from run to run: the walk takes at least three pages of whatever it has.
+      expect(pages.length).toBeGreaterThan(5);
       const first = await request({ per_page: 100 });
       expect(first.body.total_relation).toBe('eq');
       expect(first.body.total).toBe(pages.length);
-      const walked = await walk(request, 9);
+      const perPage = Math.min(9, Math.floor(pages.length / 3));
+      const walked = await walk(request, perPage);
       expect(walked.ids).toEqual(pages);
-      expect(walked.pages).toBe(Math.max(1, Math.ceil(pages.length / 9)));
-    });
+      expect(walked.pages).toBe(Math.ceil(pages.length / perPage));
+    }, WALK_TIMEOUT_MS);
 
     it('rows inserted and deleted between pages: every stable row exactly once, nothing twice', async () => {
       const request = c.open(lw);
@@ -236,7 +243,7 @@ describe('cursor paging over every list, on a seeded world', () => {
       expect(ids.filter((id) => !before.includes(id) && !inserted.has(id))).toEqual([]);
       // Each case reads its list again before it starts: earlier cases' inserts and withdrawals
       // change the lake.
-    });
+    }, WALK_TIMEOUT_MS);
   });
 });
 
