@@ -59,22 +59,21 @@ export async function findPrincipalByKeyHash(db: Knex, keyHash: Buffer): Promise
     .join('accounts as a', 'a.id', 'k.account_id')
     .join('workspaces as w', 'w.id', 'a.workspace_id')
     .where('k.key_hash', keyHash)
-    .first(
-      'k.id as key_id',
-      'k.key_hash',
-      'k.revoked_at',
-      'k.expires_at as key_expires_at',
-      'a.id as account_id',
-      'a.name as account_name',
-      'a.role',
-      'a.rate_limit_allowance',
-      'w.id as workspace_id',
-      'w.name as workspace_name',
-      'w.rate_limit_per_minute',
-      'w.license_status',
-      'w.license_expires_at',
-    );
+    .first('k.id as key_id', 'k.key_hash', 'k.revoked_at', 'k.expires_at as key_expires_at', ...PRINCIPAL_COLUMNS);
 }
+
+/** What a principal is made of, from accounts `a` and workspaces `w` (keys and dashboard sessions alike). */
+export const PRINCIPAL_COLUMNS = [
+  'a.id as account_id',
+  'a.name as account_name',
+  'a.role',
+  'a.rate_limit_allowance',
+  'w.id as workspace_id',
+  'w.name as workspace_name',
+  'w.rate_limit_per_minute',
+  'w.license_status',
+  'w.license_expires_at',
+] as const;
 
 export async function findKeyById(db: Knex, id: string): Promise<ApiKeyRow | undefined> {
   return db<ApiKeyRow>('api_keys').where({ id }).first();

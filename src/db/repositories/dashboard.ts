@@ -1,6 +1,6 @@
 /** Dashboard sign-in links and sessions. Tokens never reach this module: only their hashes. */
 import type { Knex } from 'knex';
-import type { PrincipalRow } from './apiKeys';
+import { PRINCIPAL_COLUMNS, type PrincipalRow } from './apiKeys';
 
 export async function insertLink(db: Knex, values: { token_hash: Buffer; account_id: string; expires_at: Date }): Promise<void> {
   await db('dashboard_links').insert(values);
@@ -57,15 +57,7 @@ export async function findLiveSession(db: Knex, tokenHash: Buffer, idleSeconds: 
       's.key_id',
       'k.revoked_at as key_revoked_at',
       'k.expires_at as key_expires_at',
-      'a.id as account_id',
-      'a.name as account_name',
-      'a.role',
-      'a.rate_limit_allowance',
-      'w.id as workspace_id',
-      'w.name as workspace_name',
-      'w.rate_limit_per_minute',
-      'w.license_status',
-      'w.license_expires_at',
+      ...PRINCIPAL_COLUMNS,
       db.raw(
         `(select count(*)::int from api_keys ak where ak.account_id = a.id and ak.revoked_at is null
            and (ak.expires_at is null or ak.expires_at > now())) as account_active_keys`,
