@@ -14,7 +14,7 @@ import { Authenticator } from './domain/auth/authenticator';
 import { Coalescer } from './domain/live/coalesce';
 import { NoLiveSource, type LiveSource } from './domain/live/source';
 import { RateLimits } from './domain/ratelimit/rateLimits';
-import { createContract } from './http/contract';
+import { API_ROOT, createContract } from './http/contract';
 import { operationHandlers, registrations } from './http/handlers';
 import { loadServerKeys } from './domain/webhooks/secrets';
 import { systemResolver, type ResolveHost } from './domain/webhooks/ssrf';
@@ -30,6 +30,7 @@ import { dashboardRoutes } from './http/routes/dashboard';
 import { RequestCounter } from './http/requestCounter';
 import { sessionAuthenticator } from './http/session';
 import type { RequestState } from './http/state';
+import type { Middleware } from 'koa';
 
 export interface AppDeps {
   config: Config;
@@ -115,8 +116,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const requestCounter = new RequestCounter(knex, { flushMs: config.usageFlushMs, logger });
   koa.use(requestCounter.middleware());
   koa.use(edge({ logger, rateLimits, anonymousRateLimit: config.anonymousRateLimit }));
-  koa.use(operationalRoutes(metrics).routes());
-  koa.use(dashboardRoutes().routes());
+  koa.use(outsideApi(operationalRoutes(metrics).routes() as Middleware<RequestState>));
+  koa.use(outsideApi(dashboardRoutes().routes() as Middleware<RequestState>));
   koa.use(route(api));
   koa.use(authenticate({ authenticator, rateLimits, authFailureLimit: config.authFailureLimit, session: sessionAuthenticator(knex, { publicOrigin: config.publicOrigin }) }));
   koa.use(rateLimit({ rateLimits, anonymousRateLimit: config.anonymousRateLimit }));
@@ -136,4 +137,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
       metrics.close();
     },
   };
+}
+
+/**
+ * The non-contract routes (/metrics, /docs, /openapi.*, /dashboard) are all outside the API root:
+ * requests under it skip their routers' matching, which would otherwise run on every API call.
+ */
+function outsideApi(routes: Middleware<RequestState>): Middleware<RequestState> {
+  return (ctx, next) => (ctx.path === API_ROOT || ctx.path.startsWith(`${API_ROOT}/`) ? next() : routes(ctx, next));
 }

@@ -143,15 +143,29 @@ export class Metrics {
     breaker: (state: BreakerState) => this.breakerOpen.set(state === 'closed' ? 0 : 1),
   };
 
-  /** Observes every request once it is answered, errors included (it runs outside edge). */
+  /**
+   * Observes every request once it is answered, errors included (it runs outside edge). The
+   * labelled child of each (operation, status) pair is looked up once and kept: prom-client's
+   * labelled observe hashes and validates the label object on every call.
+   */
   middleware(): Middleware<RequestState> {
+    const children = new Map<string, { observe(seconds: number): void }>();
+    const child = (operation: string, status: number) => {
+      const key = `${operation} ${status}`;
+      let found = children.get(key);
+      if (!found) {
+        found = this.duration.labels({ operation, status: String(status) });
+        children.set(key, found);
+      }
+      return found;
+    };
     return async (ctx, next) => {
-      const end = this.duration.startTimer();
+      const started = process.hrtime.bigint();
       try {
         await next();
       } finally {
         const operation = ctx.state.operation?.operationId ?? (ctx.state.raw ? 'non_contract' : 'unmatched');
-        end({ operation, status: String(ctx.status) });
+        child(operation, ctx.status).observe(Number(process.hrtime.bigint() - started) / 1e9);
         if (ctx.status === 429) this.rateLimited.inc();
       }
     };

@@ -14,6 +14,7 @@ import type { RequestState } from './state';
 
 export const DEFAULT_FLUSH_MS = 5000;
 const MAX_PENDING = 100_000;
+const DAY_MS = 86_400_000;
 
 function statusClass(status: number): CountRow['status_class'] {
   if (status === 429) return '429';
@@ -28,6 +29,8 @@ export class RequestCounter {
   private lastUsed = new Map<string, Date>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
+  /** The UTC day of the last request and the span of time it covers (formatted once a day, not per request). */
+  private day = { text: '', from: 0, to: 0 };
 
   constructor(
     private readonly db: Knex,
@@ -52,9 +55,18 @@ export class RequestCounter {
   }
 
   record(workspaceId: string, keyId: string, status: number, at = new Date()): void {
-    const key = `${workspaceId}|${at.toISOString().slice(0, 10)}|${statusClass(status)}`;
+    const key = `${workspaceId}|${this.dayOf(at)}|${statusClass(status)}`;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
     if (keyId) this.lastUsed.set(keyId, at);
+  }
+
+  private dayOf(at: Date): string {
+    const t = at.getTime();
+    if (t < this.day.from || t >= this.day.to) {
+      const from = t - (((t % DAY_MS) + DAY_MS) % DAY_MS);
+      this.day = { text: at.toISOString().slice(0, 10), from, to: from + DAY_MS };
+    }
+    return this.day.text;
   }
 
   /** Writes what was counted so far; concurrent calls run one after the other. */

@@ -47,12 +47,13 @@ function integerQueryParams(operation: Operation): Set<string> {
  */
 function precheck(operation: Operation, query: Record<string, string | string[] | undefined>, body: unknown): void {
   const integers = integerQueryParams(operation);
-  for (const [name, raw] of Object.entries(query)) {
-    const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
-    if (values.some((v) => v.includes('\u0000'))) {
+  for (const name in query) {
+    const raw = query[name];
+    if (raw === undefined) continue;
+    if (typeof raw === 'string' ? raw.includes('\u0000') : raw.some((v) => v.includes('\u0000'))) {
       throw validationError(`Invalid query parameter "${name}": must not contain the NUL character (U+0000)`);
     }
-    if (integers.has(name) && values.some((v) => !INTEGER_TEXT.test(v))) {
+    if (integers.has(name) && (typeof raw === 'string' ? !INTEGER_TEXT.test(raw) : raw.some((v) => !INTEGER_TEXT.test(v)))) {
       throw validationError(`Invalid query parameter "${name}": must be an integer written in digits`);
     }
   }
