@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import type { Middleware } from 'koa';
 import { addRequestCounts, setKeysLastUsed, type CountRow } from '../db/repositories/requestCounts';
 import type { Logger } from '../logger';
-import type { RequestState } from './state';
+import type { AppContext, RequestState } from './state';
 
 export const DEFAULT_FLUSH_MS = 5000;
 const MAX_PENDING = 100_000;
@@ -43,13 +43,18 @@ export class RequestCounter {
     }
   }
 
+  /** Counts an answered request of an authenticated caller (with its final status). */
+  countAnswer(ctx: AppContext): void {
+    const p = ctx.state.principal;
+    if (p) this.record(p.workspaceId, p.keyId, ctx.status);
+  }
+
   middleware(): Middleware<RequestState> {
     return async (ctx, next) => {
       try {
         await next();
       } finally {
-        const p = ctx.state.principal;
-        if (p) this.record(p.workspaceId, p.keyId, ctx.status);
+        this.countAnswer(ctx);
       }
     };
   }
