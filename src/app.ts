@@ -1,7 +1,7 @@
 /**
  * createApp builds the Koa application from its dependencies and never listens, so tests drive it
  * through app.callback() and main.ts owns the socket. Middleware order (outermost first):
- * metrics -> edge (request id, errors, envelope) -> non-contract routes (/metrics) -> route
+ * metrics + request counter -> edge (request id, errors, envelope) -> non-contract routes (/metrics) -> route
  * (404/405) -> authenticate (401/402) -> rate limit (429) -> JSON body (413/415) -> dispatch
  * (validation 400, handler).
  */
@@ -14,7 +14,7 @@ import { Authenticator } from './domain/auth/authenticator';
 import { Coalescer } from './domain/live/coalesce';
 import { NoLiveSource, type LiveSource } from './domain/live/source';
 import { RateLimits } from './domain/ratelimit/rateLimits';
-import { createContract } from './http/contract';
+import { API_ROOT, createContract } from './http/contract';
 import { operationHandlers, registrations } from './http/handlers';
 import { loadServerKeys } from './domain/webhooks/secrets';
 import { systemResolver, type ResolveHost } from './domain/webhooks/ssrf';
@@ -30,6 +30,7 @@ import { dashboardRoutes } from './http/routes/dashboard';
 import { RequestCounter } from './http/requestCounter';
 import { sessionAuthenticator } from './http/session';
 import type { RequestState } from './http/state';
+import type { Middleware } from 'koa';
 
 export interface AppDeps {
   config: Config;
@@ -110,13 +111,19 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Errors are answered by edge(); Koa's default handler would only print them again.
   koa.silent = true;
   const metrics = deps.metrics ?? new Metrics();
-  // Outermost, so it observes the final status that edge() gives errors.
-  koa.use(metrics.middleware());
   const requestCounter = new RequestCounter(knex, { flushMs: config.usageFlushMs, logger });
-  koa.use(requestCounter.middleware());
+  // Outermost, so both see the final status that edge() gives errors; one frame for the two.
+  koa.use(async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      requestCounter.countAnswer(ctx);
+      metrics.observeRequest(ctx, started);
+    }
+  });
   koa.use(edge({ logger, rateLimits, anonymousRateLimit: config.anonymousRateLimit }));
-  koa.use(operationalRoutes(metrics).routes());
-  koa.use(dashboardRoutes().routes());
+  koa.use(outsideApi(operationalRoutes(metrics).routes() as Middleware<RequestState>, dashboardRoutes().routes() as Middleware<RequestState>));
   koa.use(route(api));
   koa.use(authenticate({ authenticator, rateLimits, authFailureLimit: config.authFailureLimit, session: sessionAuthenticator(knex, { publicOrigin: config.publicOrigin }) }));
   koa.use(rateLimit({ rateLimits, anonymousRateLimit: config.anonymousRateLimit }));
@@ -136,4 +143,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
       metrics.close();
     },
   };
+}
+
+/**
+ * The non-contract routes (/metrics, /docs, /openapi.*, /dashboard) are all outside the API root:
+ * requests under it skip their routers' matching, which would otherwise run on every API call.
+ */
+function outsideApi(first: Middleware<RequestState>, second: Middleware<RequestState>): Middleware<RequestState> {
+  return (ctx, next) =>
+    ctx.path === API_ROOT || ctx.path.startsWith(`${API_ROOT}/`) ? next() : first(ctx, () => second(ctx, next));
 }

@@ -6,7 +6,7 @@ import perfHooks, { PerformanceObserver, type IntervalHistogram } from 'node:per
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BreakerState, SourceObserver, SourceOperation, SourceOutcome } from '../domain/live/resilience';
 import type { Middleware } from 'koa';
-import type { RequestState } from './state';
+import type { AppContext, RequestState } from './state';
 
 /**
  * prom-client's process defaults, stoppable. collectDefaultMetrics starts a PerformanceObserver on
@@ -143,16 +143,34 @@ export class Metrics {
     breaker: (state: BreakerState) => this.breakerOpen.set(state === 'closed' ? 0 : 1),
   };
 
-  /** Observes every request once it is answered, errors included (it runs outside edge). */
+  private readonly children = new Map<string, { observe(seconds: number): void }>();
+
+  /**
+   * Observes a request once it is answered, errors included (called outside edge, so with the
+   * final status). The labelled child of each (operation, status) pair is looked up once and kept:
+   * prom-client's labelled timer merges and validates a label object on every call.
+   */
+  observeRequest(ctx: AppContext, startedNs: bigint): void {
+    const operation = ctx.state.operation?.operationId ?? (ctx.state.raw ? 'non_contract' : 'unmatched');
+    const status = ctx.status;
+    const key = `${operation} ${status}`;
+    let child = this.children.get(key);
+    if (!child) {
+      child = this.duration.labels({ operation, status: String(status) });
+      this.children.set(key, child);
+    }
+    child.observe(Number(process.hrtime.bigint() - startedNs) / 1e9);
+    if (status === 429) this.rateLimited.inc();
+  }
+
+  /** observeRequest as a middleware of its own (app.ts folds it with the request counter into one). */
   middleware(): Middleware<RequestState> {
     return async (ctx, next) => {
-      const end = this.duration.startTimer();
+      const started = process.hrtime.bigint();
       try {
         await next();
       } finally {
-        const operation = ctx.state.operation?.operationId ?? (ctx.state.raw ? 'non_contract' : 'unmatched');
-        end({ operation, status: String(ctx.status) });
-        if (ctx.status === 429) this.rateLimited.inc();
+        this.observeRequest(ctx, started);
       }
     };
   }

@@ -10,10 +10,11 @@ import type { Knex } from 'knex';
 import type { Middleware } from 'koa';
 import { addRequestCounts, setKeysLastUsed, type CountRow } from '../db/repositories/requestCounts';
 import type { Logger } from '../logger';
-import type { RequestState } from './state';
+import type { AppContext, RequestState } from './state';
 
 export const DEFAULT_FLUSH_MS = 5000;
 const MAX_PENDING = 100_000;
+const DAY_MS = 86_400_000;
 
 function statusClass(status: number): CountRow['status_class'] {
   if (status === 429) return '429';
@@ -28,6 +29,8 @@ export class RequestCounter {
   private lastUsed = new Map<string, Date>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
+  /** The UTC day of the last request and the span of time it covers (formatted once a day, not per request). */
+  private day = { text: '', from: 0, to: 0 };
 
   constructor(
     private readonly db: Knex,
@@ -40,21 +43,35 @@ export class RequestCounter {
     }
   }
 
+  /** Counts an answered request of an authenticated caller (with its final status). */
+  countAnswer(ctx: AppContext): void {
+    const p = ctx.state.principal;
+    if (p) this.record(p.workspaceId, p.keyId, ctx.status);
+  }
+
   middleware(): Middleware<RequestState> {
     return async (ctx, next) => {
       try {
         await next();
       } finally {
-        const p = ctx.state.principal;
-        if (p) this.record(p.workspaceId, p.keyId, ctx.status);
+        this.countAnswer(ctx);
       }
     };
   }
 
   record(workspaceId: string, keyId: string, status: number, at = new Date()): void {
-    const key = `${workspaceId}|${at.toISOString().slice(0, 10)}|${statusClass(status)}`;
+    const key = `${workspaceId}|${this.dayOf(at)}|${statusClass(status)}`;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
     if (keyId) this.lastUsed.set(keyId, at);
+  }
+
+  private dayOf(at: Date): string {
+    const t = at.getTime();
+    if (t < this.day.from || t >= this.day.to) {
+      const from = t - (((t % DAY_MS) + DAY_MS) % DAY_MS);
+      this.day = { text: at.toISOString().slice(0, 10), from, to: from + DAY_MS };
+    }
+    return this.day.text;
   }
 
   /** Writes what was counted so far; concurrent calls run one after the other. */

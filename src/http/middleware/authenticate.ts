@@ -25,12 +25,14 @@ export function authenticate(deps: {
 }): Middleware<RequestState> {
   return async (ctx, next) => {
     const operation = ctx.state.operation;
-    if (!operation || !requiresKey(operation.security)) return next();
+    if (!operation) return next();
+    const rules = rulesOf(operation);
+    if (!rules.requiresKey) return next();
     const header = ctx.get('authorization') || undefined;
     const fromSession = !header && deps.session ? await deps.session(ctx) : undefined;
     const principal = fromSession ?? deps.authenticator.cached(header) ?? (await verify(ctx, header, deps));
     const license = licenseState(principal);
-    if (license !== 'active' && checksLicense(operation)) {
+    if (license !== 'active' && rules.checksLicense) {
       ctx.state.quotas = await deps.rateLimits.peek(principal);
       throw new AppError(
         'LICENSE_INACTIVE',
@@ -62,6 +64,17 @@ async function verify(
     if (err instanceof AppError && err.code === 'API_KEY_INVALID') await deps.rateLimits.recordAuthFailure(address);
     throw err;
   }
+}
+
+/** What the contract says of an operation's keys and license, read once per operation (the document never changes). */
+const rulesByOperation = new WeakMap<object, { requiresKey: boolean; checksLicense: boolean }>();
+function rulesOf(operation: { security?: unknown; responses?: Record<string, unknown> }) {
+  let rules = rulesByOperation.get(operation);
+  if (!rules) {
+    rules = { requiresKey: requiresKey(operation.security), checksLicense: checksLicense(operation) };
+    rulesByOperation.set(operation, rules);
+  }
+  return rules;
 }
 
 /**

@@ -5,6 +5,7 @@
  * openapi-backend's handleRequest would match the route again and parse the request three times;
  * validating against the known operation parses it once (the conventions' "no repeated parsing").
  */
+import type { ErrorObject } from 'ajv';
 import type { Middleware } from 'koa';
 import type { OpenAPIBackend, Operation } from 'openapi-backend';
 import { AppError, validationError } from '../../domain/errors';
@@ -46,12 +47,13 @@ function integerQueryParams(operation: Operation): Set<string> {
  */
 function precheck(operation: Operation, query: Record<string, string | string[] | undefined>, body: unknown): void {
   const integers = integerQueryParams(operation);
-  for (const [name, raw] of Object.entries(query)) {
-    const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
-    if (values.some((v) => v.includes('\u0000'))) {
+  for (const name in query) {
+    const raw = query[name];
+    if (raw === undefined) continue;
+    if (typeof raw === 'string' ? raw.includes('\u0000') : raw.some((v) => v.includes('\u0000'))) {
       throw validationError(`Invalid query parameter "${name}": must not contain the NUL character (U+0000)`);
     }
-    if (integers.has(name) && values.some((v) => !INTEGER_TEXT.test(v))) {
+    if (integers.has(name) && (typeof raw === 'string' ? !INTEGER_TEXT.test(raw) : raw.some((v) => !INTEGER_TEXT.test(v)))) {
       throw validationError(`Invalid query parameter "${name}": must be an integer written in digits`);
     }
   }
@@ -61,22 +63,76 @@ function precheck(operation: Operation, query: Record<string, string | string[] 
   }
 }
 
+/**
+ * Validation of the operations that take only query parameters (no path or header parameters, no
+ * body), which are most of the lookups and searches: openapi-backend's validateRequest parses the
+ * whole request for them (headers copied and lowercased, cookies parsed, the query serialized once
+ * and deep-cloned, the path template compiled to match no parameters, lodash throughout) before it
+ * calls the same compiled Ajv validators this calls. Here the parameters object is built directly,
+ * with what validateRequest would have put in it for such an operation: a copy of the query (Ajv
+ * coerces it in place), single values of array parameters as one-item arrays, and empty path,
+ * header and cookie objects (their schemas declare no properties, so the validator does not read
+ * them). Every other operation goes through validateRequest unchanged.
+ */
+interface QueryOnlyPlan {
+  validators: ReturnType<OpenAPIBackend['validator']['getRequestValidatorsForOperation']>;
+  /** Query parameters whose schema type is array. */
+  arrays: Set<string>;
+}
+
+type Validation = { errors?: ErrorObject[] | null; coerced?: object };
+
+function queryOnlyPlan(api: OpenAPIBackend, operation: Operation): QueryOnlyPlan | undefined {
+  const parameters = (operation.parameters ?? []) as { in: string; name: string; schema?: { type?: unknown }; content?: unknown }[];
+  if (operation.requestBody || /\{/.test(operation.path) || parameters.some((p) => p.in !== 'query' || p.content)) return undefined;
+  const validators = api.validator.getRequestValidatorsForOperation(operation.operationId!);
+  if (!validators?.length) return undefined;
+  return { validators, arrays: new Set(parameters.filter((p) => p.schema?.type === 'array').map((p) => p.name)) };
+}
+
+const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
+
+function validateQueryOnly(plan: QueryOnlyPlan, rawQuery: Record<string, string | string[] | undefined>): Validation {
+  const query: Record<string, unknown> = {};
+  for (const name in rawQuery) {
+    const value = rawQuery[name];
+    query[name] = Array.isArray(value) ? value.slice() : typeof value === 'string' && plan.arrays.has(name) ? [value] : value;
+  }
+  const parameters = { path: {}, query, header: EMPTY, cookie: EMPTY };
+  const errors: ErrorObject[] = [];
+  const coerced: { query?: Record<string, unknown>; params?: Record<string, unknown> } = {};
+  for (const validate of plan.validators) {
+    validate(parameters);
+    if (validate.errors) errors.push(...validate.errors);
+    else {
+      coerced.query = parameters.query;
+      coerced.params = parameters.path;
+    }
+  }
+  return { errors: errors.length ? errors : null, coerced };
+}
+
 export function dispatch(api: OpenAPIBackend, handlers: OperationHandlers): Middleware<RequestState> {
+  const plans = new Map<Operation, QueryOnlyPlan | undefined>();
+  for (const operation of api.router.getOperations()) plans.set(operation, queryOnlyPlan(api, operation));
   return async (ctx, next) => {
     const operation = ctx.state.operation;
     if (!operation) return next();
     precheck(operation, ctx.query, ctx.state.body);
-    const validation = api.validator.validateRequest(
-      {
-        method: routedMethod(ctx.method),
-        path: ctx.path,
-        // Coercion (query strings to integers, single values to arrays) happens on this copy.
-        query: { ...ctx.query } as Record<string, string | string[]>,
-        headers: ctx.headers as Record<string, string | string[]>,
-        body: ctx.state.body,
-      },
-      operation,
-    );
+    const plan = plans.get(operation);
+    const validation: Validation = plan
+      ? validateQueryOnly(plan, ctx.query)
+      : api.validator.validateRequest(
+          {
+            method: routedMethod(ctx.method),
+            path: ctx.path,
+            // Coercion (query strings to integers, single values to arrays) happens on this copy.
+            query: { ...ctx.query } as Record<string, string | string[]>,
+            headers: ctx.headers as Record<string, string | string[]>,
+            body: ctx.state.body,
+          },
+          operation,
+        );
     if (validation.errors) throw new AppError('VALIDATION_ERROR', validationMessage(validation.errors));
     const coerced = validation.coerced as { query?: Record<string, unknown>; params?: Record<string, unknown> };
     const operationId = operation.operationId as OperationId;

@@ -7,30 +7,32 @@ import type { Middleware } from 'koa';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { AppError, notFound } from '../../domain/errors';
 import { API_ROOT } from '../contract';
+import { RouteTable } from '../routeTable';
 import type { RequestState } from '../state';
 
 export function route(api: OpenAPIBackend): Middleware<RequestState> {
-  return async (ctx, next) => {
+  // Built once: the same decisions as api.router.matchOperation, without its per-request work.
+  const table = new RouteTable(api);
+  return (ctx, next) => {
     if (ctx.path !== API_ROOT && !ctx.path.startsWith(`${API_ROOT}/`)) return next();
     // openapi-backend ignores a trailing slash, but the contract has no such paths: /person/ is not
     // /person (Prism's validating proxy found the disagreement).
     if (ctx.path.endsWith('/')) throw notFound(`No such endpoint: ${ctx.method} ${ctx.path}`);
-    const req = { method: routedMethod(ctx.method), path: ctx.path, headers: {}, query: {} };
-    try {
-      ctx.state.operation = api.router.matchOperation(req, true);
-    } catch (err) {
-      if (err instanceof Error && err.message.startsWith('405')) {
-        const allowed = api.router
-          .getOperations()
-          .filter((op) => pathMatches(op.path, ctx.path.slice(API_ROOT.length)))
-          .flatMap((op) => (op.method.toUpperCase() === 'GET' ? ['GET', 'HEAD'] : [op.method.toUpperCase()]));
-        throw new AppError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`, {
-          Allow: [...new Set(allowed)].join(', '),
-        });
-      }
-      throw notFound(`No such endpoint: ${ctx.method} ${ctx.path}`);
+    const match = table.match(routedMethod(ctx.method), ctx.path);
+    if (typeof match !== 'string') {
+      ctx.state.operation = match;
+      return next();
     }
-    return next();
+    if (match === 'method_not_allowed') {
+      const allowed = api.router
+        .getOperations()
+        .filter((op) => pathMatches(op.path, ctx.path.slice(API_ROOT.length)))
+        .flatMap((op) => (op.method.toUpperCase() === 'GET' ? ['GET', 'HEAD'] : [op.method.toUpperCase()]));
+      throw new AppError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`, {
+        Allow: [...new Set(allowed)].join(', '),
+      });
+    }
+    throw notFound(`No such endpoint: ${ctx.method} ${ctx.path}`);
   };
 }
 

@@ -1,0 +1,74 @@
+/**
+ * npm run bench:profile — where the full stack spends its CPU per request: runs the server of
+ * bench:lookup (bench/servers/fullStack.ts) under `node --cpu-prof`, loads it with autocannon for a
+ * while, stops it, and prints the profile's self time summed by package/file and by function
+ * (bench/cpuProfileSummary.ts). The lake is the one bench:lookup built (BENCH_DATABASE, default
+ * enrich_bench). Options: --path=/api/v1/person (any path; /api/v1/person walks sampled usernames)
+ * --seconds=12 --connections=16 --top=40
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import autocannon from 'autocannon';
+import { createKnex } from '../src/db/knex';
+import { createWorkspace } from '../src/domain/workspaces/admin';
+import { benchDatabaseUrl, intArg, stringArg } from './lib';
+import { summarizeCpuProfile } from './cpuProfileSummary';
+
+async function main() {
+  const target = stringArg('path') ?? '/api/v1/person';
+  const seconds = intArg('seconds', 12);
+  const connections = intArg('connections', 16);
+  const db = await benchDatabaseUrl();
+  const knex = createKnex(db.url);
+  let key: string;
+  let usernames: string[];
+  try {
+    key = (await createWorkspace(knex, { name: `profile-${Date.now()}`, rateLimit: 1_000_000_000, active: true })).api_key;
+    const { rows } = await knex.raw<{ rows: { username: string }[] }>('select username from persons tablesample system (5) repeatable (7) limit 5000');
+    usernames = rows.map((r) => r.username);
+  } finally {
+    await knex.destroy();
+  }
+  const started = performance.now();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'enrich-profile-'));
+  const child = spawn(
+    process.execPath,
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--require', 'tsx/cjs', path.join(__dirname, 'servers', 'fullStack.ts')],
+    { env: { ...process.env, DATABASE_URL: db.url }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    readline.createInterface({ input: child.stdout! }).on('line', (l) => {
+      if (l.startsWith('{"url"')) resolve((JSON.parse(l) as { url: string }).url);
+    });
+  });
+  // Start-up (module loading, tsx, the contract's compilation) and a warm-up second stay out of the summary.
+  const skipMs = performance.now() - started + 1000;
+  let next = 0;
+  const pathOf = () =>
+    target === '/api/v1/person' && usernames.length ? `/api/v1/person?username=${encodeURIComponent(usernames[next++ % usernames.length])}` : target;
+  const result = await new Promise<autocannon.Result>((resolve, reject) =>
+    autocannon(
+      { url, connections, duration: seconds, headers: { authorization: `Bearer ${key}` }, requests: [{ setupRequest: (req) => ({ ...req, path: pathOf() }) }] },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    ),
+  );
+  child.removeAllListeners('exit');
+  await new Promise((done) => {
+    child.once('exit', done);
+    child.kill('SIGTERM');
+  });
+  await db.stop();
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`no profile written in ${dir}`);
+  process.stdout.write(`${target}: ${result.requests.average.toFixed(0)} req/s, non-2xx ${result.non2xx}, profile ${path.join(dir, file)}\n`);
+  process.stdout.write(summarizeCpuProfile(path.join(dir, file), intArg('top', 40), skipMs));
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
