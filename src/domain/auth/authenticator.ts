@@ -195,7 +195,8 @@ function expired(p: Principal, now = Date.now()): boolean {
   return p.keyExpiresAt !== null && p.keyExpiresAt.getTime() <= now;
 }
 
-function toPrincipal(row: PrincipalRow): Principal {
+/** The principal of a key's (or a dashboard session's) row: one mapping for both. */
+export function toPrincipal(row: Omit<PrincipalRow, 'key_hash' | 'revoked_at'>): Principal {
   return {
     keyId: row.key_id,
     keyExpiresAt: row.key_expires_at,

@@ -7,6 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import { toPrincipal } from '../auth/authenticator';
 import { findAccountByName, findOwner } from '../../db/repositories/accounts';
 import { findPrincipalByKeyHash } from '../../db/repositories/apiKeys';
 import * as repo from '../../db/repositories/dashboard';
@@ -94,20 +95,8 @@ export async function resolveSession(db: Knex, token: string, idleSeconds = SESS
   await repo.touchSession(db, row.id, TOUCH_EVERY_SECONDS);
   return {
     session: { id: row.id, method: row.method, createdAt: row.created_at, lastSeenAt: now },
-    principal: {
-      // A link session has no key of its own; '' is never a key id (the usage counter skips it).
-      keyId: row.key_id ?? '',
-      keyExpiresAt: row.key_expires_at,
-      accountId: row.account_id,
-      accountName: row.account_name,
-      role: row.role,
-      workspaceId: row.workspace_id,
-      workspaceName: row.workspace_name,
-      workspaceLimit: row.rate_limit_per_minute,
-      memberAllowance: row.rate_limit_allowance,
-      licenseStatus: row.license_status,
-      licenseExpiresAt: row.license_expires_at,
-    },
+    // A link session has no key of its own; '' is never a key id (the usage counter skips it).
+    principal: toPrincipal({ ...row, key_id: row.key_id ?? '' }),
   };
 }
 
