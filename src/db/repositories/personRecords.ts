@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { preparedQuery } from '../knex';
+import { stagedInput } from './staging';
 import type { components } from '../../../generated/types';
 
 export type PersonRecord = components['schemas']['PersonResult'];
@@ -95,19 +96,22 @@ export async function deletePerson(db: Knex, id: string): Promise<boolean> {
  * `usernames[i]` is the stored (normalized) username of `records[i]`: the normalization is the
  * domain's (lake/identifiers.ts), never SQL lower(), which depends on the database's LC_CTYPE.
  */
-export async function upsertPersons(trx: Knex.Transaction, records: readonly PersonRecord[], usernames: readonly string[]): Promise<void> {
+export async function upsertPersons(
+  trx: Knex.Transaction,
+  records: readonly PersonRecord[],
+  usernames: readonly string[],
+  texts: readonly string[] = records.map((r) => JSON.stringify(r)),
+): Promise<void> {
   if (!records.length) return;
   const ids = records.map((r) => r.id.toLowerCase());
+  const input = await stagedInput(trx, texts, usernames);
   await trx.raw('delete from persons where username = any(?::text[]) and id <> all(?::uuid[])', [usernames as string[], ids]);
   await trx.raw('delete from person_positions where person_id = any(?::uuid[])', [ids]);
   await trx.raw('delete from person_educations where person_id = any(?::uuid[])', [ids]);
   // One statement, so the batch's JSON is parsed once (parsing is most of the cost) and shared by
   // the three inserts through a materialized CTE: `r` to read fields from, `doc` the text to store.
   await trx.raw(
-    `with input as materialized (
-       select e::jsonb as r, e as doc, u.username
-       from json_array_elements(?::json) with ordinality as j(e, n)
-       join unnest(?::text[]) with ordinality as u(username, n) using (n)),
+    `with input as materialized (${input.sql}),
      upserted as (
        insert into persons (id, username, network_id, network_urn, full_name, current_title, current_company,
          current_company_id, current_company_industry, seniority, geo_country_code, geo_city,
@@ -148,7 +152,7 @@ export async function upsertPersons(trx: Knex.Transaction, records: readonly Per
        returning 1)
      select (select count(*) from upserted) as persons, (select count(*) from positions) as positions,
        (select count(*) from educations) as educations`,
-    [JSON.stringify(records), usernames as string[]],
+    input.bindings,
   );
   // The refresh queue row follows the record: due again by its (new) fetched_at, any lease void.
   await trx.raw(
