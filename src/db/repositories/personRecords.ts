@@ -110,8 +110,12 @@ export async function upsertPersons(
   await trx.raw('delete from person_educations where person_id = any(?::uuid[])', [ids]);
   // One statement, so the batch's JSON is parsed once (parsing is most of the cost) and shared by
   // the three inserts through a materialized CTE: `r` to read fields from, `doc` the text to store.
+  // The rule functions that walk all positions run once per record there (not once per column or
+  // per position: they are SQL functions the planner cannot inline, each call runs a query).
   await trx.raw(
-    `with input as materialized (${input.sql}),
+    `with input as materialized (
+       select staged.*, lake_previous_position(r) as previous, lake_latest_past_ordinals(r) as past_ordinals
+       from (${input.sql}) staged),
      upserted as (
        insert into persons (id, username, network_id, network_urn, full_name, current_title, current_company,
          current_company_id, current_company_industry, seniority, geo_country_code, geo_city,
@@ -121,8 +125,8 @@ export async function upsertPersons(
          r->>'current_company_industry', r->>'seniority', upper(r->>'geo_country_code'), r->>'geo_city',
          (select lake_date((p->>'startYear')::int, (p->>'startMonth')::int)
             from jsonb_array_elements(r->'positions') p where (p->>'isCurrent')::boolean limit 1),
-         (r->>'fetched_at')::timestamptz, lake_skills(r), lake_bigint(lake_previous_position(r)->>'companyId'),
-         lake_previous_position(r)->>'companyName', coalesce(lake_changed_employer(r), false), doc
+         (r->>'fetched_at')::timestamptz, lake_skills(r), lake_bigint(previous->>'companyId'),
+         previous->>'companyName', coalesce(lake_changed_employer(r), false), doc
        from input
        on conflict (id) do update set
          username = excluded.username, network_id = excluded.network_id, network_urn = excluded.network_urn,
@@ -141,7 +145,7 @@ export async function upsertPersons(
          coalesce((p.pos->>'isCurrent')::boolean, false),
          lake_date((p.pos->>'startYear')::int, (p.pos->>'startMonth')::int),
          lake_date((p.pos->>'endYear')::int, (p.pos->>'endMonth')::int),
-         (p.ord - 1)::int = any(lake_latest_past_ordinals(r))
+         (p.ord - 1)::int = any(past_ordinals)
        from input, jsonb_array_elements(r->'positions') with ordinality p(pos, ord)
        returning 1),
      educations as (
