@@ -70,7 +70,7 @@ describe('enrich import --initial-load', () => {
     // The lists that walk the rebuilt indexes answer: the search by title finds the promoted title.
     const search = await lw.h.post('/api/v1/people/search', { title: 'promoted' }, lw.key);
     expect(search.status).toBe(200);
-    expect((search.body.data as { id: string }[]).map((hit) => hit.id)).toEqual([records[0].id]);
+    expect((search.body.results as { id: string }[]).map((hit) => hit.id)).toEqual([records[0].id]);
   });
 
   it('into a lake that holds records: refused (exit 1), nothing written, no index dropped', async () => {
