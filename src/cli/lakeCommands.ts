@@ -91,6 +91,10 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
     .addArgument(new Argument('<kind>', 'record kind').choices(['persons', 'companies']))
     .argument('<file>', 'NDJSON file, one record per line; .gz or any gzip stream is detected')
     .option('--strict', 'abort on the first invalid line and write nothing')
+    .option(
+      '--initial-load',
+      'into an empty lake only: one transaction that locks the tables, drops their secondary indexes and builds them after the data',
+    )
     .option('--batch-size <n>', 'records per write', positiveInt, 1000)
     // 16 MiB: importer.ts DEFAULT_MAX_LINE_BYTES (not imported here: the CLI starts without it).
     .option('--max-line-bytes <n>', 'longer lines are skipped without being read into memory', positiveInt, 16 * 1024 * 1024)
@@ -100,7 +104,12 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
       '\nExit status: 0 all record lines imported; 2 some lines skipped (reported); 3 nothing imported (every line skipped);\n' +
         '4 the input broke off (truncated gzip, read error: what was read is imported); 1 error (nothing imported under --strict).',
     )
-    .action(async (kind: 'persons' | 'companies', file: string, opts: { strict?: boolean; batchSize: number; maxLineBytes: number; json?: boolean }) => {
+    .action(
+      async (
+        kind: 'persons' | 'companies',
+        file: string,
+        opts: { strict?: boolean; initialLoad?: boolean; batchSize: number; maxLineBytes: number; json?: boolean },
+      ) => {
       const { importFile, ImportAborted, importExitCode } = load.importer();
       const { recordValidator } = load.recordSchemas();
       const { createProgress } = load.progress();
@@ -113,6 +122,7 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
             kind: kind === 'persons' ? 'person' : 'company',
             file,
             strict: opts.strict,
+            initialLoad: opts.initialLoad,
             batchSize: opts.batchSize,
             maxLineBytes: opts.maxLineBytes,
             validate: recordValidator(kind === 'persons' ? 'PersonResult' : 'CompanyResult'),

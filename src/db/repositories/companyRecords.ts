@@ -1,5 +1,6 @@
 /** The companies table; lake columns derived from the stored record in SQL, one statement per batch. */
 import type { Knex } from 'knex';
+import { stagedInput } from './staging';
 import { preparedQuery } from '../knex';
 import type { components } from '../../../generated/types';
 
@@ -62,7 +63,12 @@ export async function deleteCompany(db: Knex, id: string): Promise<boolean> {
  * id replaces that one. `records` must not repeat an id, username or company_id. `usernames[i]` is
  * the stored (normalized) username of `records[i]`, as for upsertPersons.
  */
-export async function upsertCompanies(trx: Knex.Transaction, records: readonly CompanyRecord[], usernames: readonly string[]): Promise<void> {
+export async function upsertCompanies(
+  trx: Knex.Transaction,
+  records: readonly CompanyRecord[],
+  usernames: readonly string[],
+  texts: readonly string[] = records.map((r) => JSON.stringify(r)),
+): Promise<void> {
   if (!records.length) return;
   const ids = records.map((r) => r.id.toLowerCase());
   const companyIds = records.map((r) => r.company_id);
@@ -70,13 +76,11 @@ export async function upsertCompanies(trx: Knex.Transaction, records: readonly C
     `delete from companies where (username = any(?::text[]) or company_id = any(?::bigint[])) and id <> all(?::uuid[])`,
     [usernames as string[], companyIds, ids],
   );
+  const input = await stagedInput(trx, texts, usernames);
   // Materialized: otherwise the planner inlines `e::jsonb` into every field read, parsing each record
   // once per column (measured: 3,880 instead of 10,000+ records/s).
   await trx.raw(
-    `with input as materialized (
-       select e::jsonb as r, e as doc, u.username
-       from json_array_elements(?::json) with ordinality as j(e, n)
-       join unnest(?::text[]) with ordinality as u(username, n) using (n))
+    `with input as materialized (${input.sql})
      insert into companies (id, company_id, username, name, industries, staff_count, hq_country_code, hq_city,
        founded_year, fetched_at, industries_lower, search_words, record)
      select (r->>'id')::uuid, (r->>'company_id')::bigint, input.username, r->>'name',
@@ -90,7 +94,7 @@ export async function upsertCompanies(trx: Knex.Transaction, records: readonly C
        hq_country_code = excluded.hq_country_code, hq_city = excluded.hq_city,
        founded_year = excluded.founded_year, fetched_at = excluded.fetched_at,
        industries_lower = excluded.industries_lower, search_words = excluded.search_words, record = excluded.record`,
-    [JSON.stringify(records), usernames as string[]],
+    input.bindings,
   );
   await trx.raw(
     `insert into company_refresh (company_id, checked_at) select id, fetched_at from companies where id = any(?::uuid[])

@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { preparedQuery } from '../knex';
+import { stagedInput } from './staging';
 import type { components } from '../../../generated/types';
 
 export type PersonRecord = components['schemas']['PersonResult'];
@@ -95,19 +96,26 @@ export async function deletePerson(db: Knex, id: string): Promise<boolean> {
  * `usernames[i]` is the stored (normalized) username of `records[i]`: the normalization is the
  * domain's (lake/identifiers.ts), never SQL lower(), which depends on the database's LC_CTYPE.
  */
-export async function upsertPersons(trx: Knex.Transaction, records: readonly PersonRecord[], usernames: readonly string[]): Promise<void> {
+export async function upsertPersons(
+  trx: Knex.Transaction,
+  records: readonly PersonRecord[],
+  usernames: readonly string[],
+  texts: readonly string[] = records.map((r) => JSON.stringify(r)),
+): Promise<void> {
   if (!records.length) return;
   const ids = records.map((r) => r.id.toLowerCase());
+  const input = await stagedInput(trx, texts, usernames);
   await trx.raw('delete from persons where username = any(?::text[]) and id <> all(?::uuid[])', [usernames as string[], ids]);
   await trx.raw('delete from person_positions where person_id = any(?::uuid[])', [ids]);
   await trx.raw('delete from person_educations where person_id = any(?::uuid[])', [ids]);
   // One statement, so the batch's JSON is parsed once (parsing is most of the cost) and shared by
   // the three inserts through a materialized CTE: `r` to read fields from, `doc` the text to store.
+  // The rule functions that walk all positions run once per record there (not once per column or
+  // per position: they are SQL functions the planner cannot inline, each call runs a query).
   await trx.raw(
     `with input as materialized (
-       select e::jsonb as r, e as doc, u.username
-       from json_array_elements(?::json) with ordinality as j(e, n)
-       join unnest(?::text[]) with ordinality as u(username, n) using (n)),
+       select staged.*, lake_previous_position(r) as previous, lake_latest_past_ordinals(r) as past_ordinals
+       from (${input.sql}) staged),
      upserted as (
        insert into persons (id, username, network_id, network_urn, full_name, current_title, current_company,
          current_company_id, current_company_industry, seniority, geo_country_code, geo_city,
@@ -117,8 +125,8 @@ export async function upsertPersons(trx: Knex.Transaction, records: readonly Per
          r->>'current_company_industry', r->>'seniority', upper(r->>'geo_country_code'), r->>'geo_city',
          (select lake_date((p->>'startYear')::int, (p->>'startMonth')::int)
             from jsonb_array_elements(r->'positions') p where (p->>'isCurrent')::boolean limit 1),
-         (r->>'fetched_at')::timestamptz, lake_skills(r), lake_bigint(lake_previous_position(r)->>'companyId'),
-         lake_previous_position(r)->>'companyName', coalesce(lake_changed_employer(r), false), doc
+         (r->>'fetched_at')::timestamptz, lake_skills(r), lake_bigint(previous->>'companyId'),
+         previous->>'companyName', coalesce(lake_changed_employer(r), false), doc
        from input
        on conflict (id) do update set
          username = excluded.username, network_id = excluded.network_id, network_urn = excluded.network_urn,
@@ -137,7 +145,7 @@ export async function upsertPersons(trx: Knex.Transaction, records: readonly Per
          coalesce((p.pos->>'isCurrent')::boolean, false),
          lake_date((p.pos->>'startYear')::int, (p.pos->>'startMonth')::int),
          lake_date((p.pos->>'endYear')::int, (p.pos->>'endMonth')::int),
-         (p.ord - 1)::int = any(lake_latest_past_ordinals(r))
+         (p.ord - 1)::int = any(past_ordinals)
        from input, jsonb_array_elements(r->'positions') with ordinality p(pos, ord)
        returning 1),
      educations as (
@@ -148,7 +156,7 @@ export async function upsertPersons(trx: Knex.Transaction, records: readonly Per
        returning 1)
      select (select count(*) from upserted) as persons, (select count(*) from positions) as positions,
        (select count(*) from educations) as educations`,
-    [JSON.stringify(records), usernames as string[]],
+    input.bindings,
   );
   // The refresh queue row follows the record: due again by its (new) fetched_at, any lease void.
   await trx.raw(

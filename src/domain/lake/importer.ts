@@ -22,6 +22,7 @@ import { classifyDatabaseError } from '../../db/errors';
 import { validationError } from '../errors';
 import { nulPath } from '../text';
 import type { LakeKind } from './suppression';
+import { setAsideSecondaryIndexes } from '../../db/repositories/lakeIndexes';
 import { writeRecords, type WriteOutcome } from './writer';
 
 export interface ImportProgress {
@@ -45,6 +46,11 @@ export interface ImportOptions {
   file: string;
   /** Abort on the first invalid line, writing nothing. */
   strict?: boolean;
+  /**
+   * Initial load into an empty lake: one transaction holding the kind's tables exclusively, their
+   * secondary indexes dropped and built again after the data. Refused when the lake holds records.
+   */
+  initialLoad?: boolean;
   batchSize?: number;
   maxLineBytes?: number;
   /** The contract's schema for the kind: undefined when valid, otherwise the reason. */
@@ -180,8 +186,10 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
   const batchSize = options.batchSize ?? 1000;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const { input, bytesRead, totalBytes } = await openInput(options.file);
-  // --strict writes everything in one transaction, so an invalid line anywhere leaves nothing behind.
-  const trx = options.strict ? await db.transaction() : undefined;
+  // --strict writes everything in one transaction, so an invalid line anywhere leaves nothing behind;
+  // so does an initial load, whose indexes are rebuilt before it commits.
+  const trx = options.strict || options.initialLoad ? await db.transaction() : undefined;
+  let rebuildIndexes: (() => Promise<void>) | undefined;
   const report: ImportReport = {
     kind: options.kind,
     file: options.file,
@@ -248,6 +256,12 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
   };
 
   try {
+    if (options.initialLoad) {
+      rebuildIndexes = await setAsideSecondaryIndexes(trx!, options.kind);
+      if (!rebuildIndexes) {
+        throw validationError(`--initial-load: the lake already holds ${options.kind} records; import without --initial-load`);
+      }
+    }
     try {
       for await (const raw of readLines(input, maxLineBytes)) {
         report.lines = raw.line;
@@ -273,6 +287,7 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
     }
     await flush();
     await pending;
+    await rebuildIndexes?.();
     await trx?.commit();
   } catch (err) {
     input.destroy();

@@ -152,12 +152,13 @@ export async function writeRecords<K extends LakeKind>(
       replaced.push(record);
       changes.push(...diffRecords(kind, parseOld(), record));
     }
+    const replacedTexts = replaced.map((r) => storedTexts.get(r.id.toLowerCase())!);
     if (kind === 'person') {
       await touchPersons(trx, touched);
-      await upsertPersons(trx, replaced as PersonRecord[], replaced.map(storedUsername));
+      await upsertPersons(trx, replaced as PersonRecord[], replaced.map(storedUsername), replacedTexts);
     } else {
       await touchCompanies(trx, touched);
-      await upsertCompanies(trx, replaced as CompanyRecord[], replaced.map(storedUsername));
+      await upsertCompanies(trx, replaced as CompanyRecord[], replaced.map(storedUsername), replacedTexts);
     }
     await recordChanges(trx, changes, origin);
     return {
