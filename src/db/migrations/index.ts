@@ -17,6 +17,7 @@ import * as monitorDeliveries from './20261202000100_monitor_deliveries';
 import * as deliveryDestinationIndex from './20261202000110_delivery_destination_index';
 import * as listSpeed from './20261202000300_list_speed';
 import * as listSpeedStats from './20261202000310_list_speed_stats';
+import * as importRuleSpeed from './20261202000400_import_rule_speed';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '20261202000110_delivery_destination_index': deliveryDestinationIndex,
   '20261202000300_list_speed': listSpeed,
   '20261202000310_list_speed_stats': listSpeedStats,
+  '20261202000400_import_rule_speed': importRuleSpeed,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
