@@ -27,6 +27,7 @@ import { WebhookClient } from '../domain/webhooks/client';
 import { attemptDelivery, type AttemptDeps } from '../domain/webhooks/deliveries';
 import { loadServerKeys, type ServerKeys } from '../domain/webhooks/secrets';
 import { systemResolver, type ResolveHost, type SsrfPolicy } from '../domain/webhooks/ssrf';
+import { Nap } from './nap';
 
 export interface DeliveryWorkerDeps {
   db: Knex;
@@ -56,7 +57,7 @@ export interface DeliveryTotals {
 export class DeliveryWorker {
   private stopping = false;
   private running: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly nap = new Nap();
   /** Attempts not finished (sending, or waiting for their outcome to be recorded). */
   private readonly inFlight = new Set<Promise<void>>();
   /** Requests under way (their answer not in yet), in all and per destination: the caps. */
@@ -112,20 +113,10 @@ export class DeliveryWorker {
   /** Claims nothing more; the attempts in flight finish (each bounded by the timeout). */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.wake?.();
+    this.nap.wake();
     await this.running;
     await Promise.allSettled([...this.inFlight]);
     await this.client.close();
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 
   private async loop(): Promise<void> {
@@ -140,13 +131,13 @@ export class DeliveryWorker {
       // Requests under way are capped by the concurrency; outcomes still being recorded by twice it.
       const free = Math.min(config.concurrency - this.sending, 2 * config.concurrency - this.inFlight.size);
       if (free <= 0) {
-        await this.sleep(config.pollMs);
+        await this.nap.sleep(config.pollMs);
         continue;
       }
       // Woken by a finished attempt while others are in flight: gather a few more completions
       // first, so a busy worker claims in batches instead of once per attempt.
       const sinceClaim = Date.now() - lastClaim;
-      if (this.inFlight.size > 0 && sinceClaim < CLAIM_GATHER_MS) await this.sleep(CLAIM_GATHER_MS - sinceClaim);
+      if (this.inFlight.size > 0 && sinceClaim < CLAIM_GATHER_MS) await this.nap.sleep(CLAIM_GATHER_MS - sinceClaim);
       lastClaim = Date.now();
       const token = randomUUID();
       let claimed: ClaimedDelivery[];
@@ -162,7 +153,7 @@ export class DeliveryWorker {
       } catch (err) {
         backoffMs = Math.min(Math.max(backoffMs * 2, 500), 30_000);
         logger.error({ err, retry_in_ms: backoffMs }, 'delivery worker: claiming failed; retrying');
-        await this.sleep(backoffMs);
+        await this.nap.sleep(backoffMs);
         continue;
       }
       // The claim respects each destination's room; this is the guard should two claims overlap.
@@ -178,7 +169,7 @@ export class DeliveryWorker {
         this.run(token, d);
       }
       if (over.length) await releaseLeases(db, token, over).catch((err) => logger.warn({ err }, 'delivery worker: release failed (the leases expire)'));
-      if (claimed.length - over.length === 0) await this.sleep(config.pollMs);
+      if (claimed.length - over.length === 0) await this.nap.sleep(config.pollMs);
     }
     logger.info({ totals: this.totals }, 'delivery worker stopped');
   }
@@ -194,7 +185,7 @@ export class DeliveryWorker {
       const n = (this.perDestination.get(d.destination) ?? 1) - 1;
       if (n <= 0) this.perDestination.delete(d.destination);
       else this.perDestination.set(d.destination, n);
-      this.wake?.();
+      this.nap.wake();
     };
     const done = attemptDelivery({ ...this.attemptDeps, onAnswered: release }, token, d)
       .then((report) => {
@@ -214,7 +205,7 @@ export class DeliveryWorker {
       .finally(() => {
         this.inFlight.delete(done);
         release();
-        this.wake?.();
+        this.nap.wake();
       });
     this.inFlight.add(done);
   }

@@ -18,6 +18,7 @@ import type { Logger } from '../logger';
 import type { LiveSource } from '../domain/live/source';
 import { addBatch, emptyRound, refreshBatch, refreshRound, type RefreshObserver, type RoundReport } from '../domain/refresh/round';
 import type { Metrics } from '../http/metrics';
+import { Nap } from './nap';
 
 export interface WorkerDeps {
   db: Knex;
@@ -32,7 +33,7 @@ const KINDS: QueueKind[] = ['person', 'company'];
 export class RefreshWorker {
   private stopping = false;
   private running: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly nap = new Nap();
   private readonly totals: RoundReport = emptyRound();
   private readonly observer: RefreshObserver | undefined;
 
@@ -60,7 +61,7 @@ export class RefreshWorker {
   /** Finishes the batch in hand and stops. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.wake?.();
+    this.nap.wake();
     await this.running;
   }
 
@@ -88,23 +89,13 @@ export class RefreshWorker {
     };
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
-
   private async loop(): Promise<void> {
     const { config, logger, source } = this.deps;
     if (source.name === 'none') {
       logger.warn(
         'refresh worker idle: no live source is configured (set LIVE_SOURCE_URL, or LIVE_SOURCE=simulator for development); the lake is not re-verified',
       );
-      while (!this.stopping) await this.sleep(60_000);
+      while (!this.stopping) await this.nap.sleep(60_000);
       return;
     }
     logger.info(
@@ -137,21 +128,21 @@ export class RefreshWorker {
         if (batch.unavailable) {
           backoffMs = Math.min(Math.max(backoffMs * 2, 500), 30_000);
           logger.warn({ kind, reason: batch.reason, retry_in_ms: backoffMs }, 'refresh: live source unavailable; backing off');
-          await this.sleep(backoffMs);
+          await this.nap.sleep(backoffMs);
           continue;
         }
         backoffMs = 0;
         idleKinds = batch.claimed ? 0 : idleKinds + 1;
         if (idleKinds >= KINDS.length) {
           idleKinds = 0;
-          await this.sleep(config.idleMs);
+          await this.nap.sleep(config.idleMs);
         } else if (config.rate > 0 && batch.claimed) {
           const wait = (batch.claimed / config.rate) * 1000 - (Date.now() - started);
-          if (wait > 0) await this.sleep(wait);
+          if (wait > 0) await this.nap.sleep(wait);
         }
       } catch (err) {
         logger.error({ err }, 'refresh batch failed; retrying');
-        await this.sleep(Math.min(config.idleMs, 5000));
+        await this.nap.sleep(Math.min(config.idleMs, 5000));
       }
       if (Date.now() - lastProgress >= config.progressSeconds * 1000) {
         const seconds = (Date.now() - lastProgress) / 1000;
