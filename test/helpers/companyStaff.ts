@@ -5,6 +5,7 @@
  * plain JS from the contract's semantics.
  */
 import type { PersonRecord } from '../../src/db/repositories/personRecords';
+import { suppress } from '../../src/domain/lake/suppression';
 import { companyRecord, personRecord } from './lakeRecords';
 import { byId, byStaff, currentPosition, monthIndex, sameCompanyId, windowStart, type LakeWorld } from './lakeWorld';
 
@@ -107,6 +108,50 @@ export const personsById = (lw: LakeWorld) => new Map(lw.persons.map((p) => [p.i
 export function withdrawnStaff(lw: LakeWorld): { cid: string; gone: PersonRecord[] } {
   const cid = bySize(lw)[1]!;
   return { cid, gone: [currentOf(lw, cid)[0]!, hiringOf(lw, cid, 24)[0]!, pastOf(lw, cid)[0]!] };
+}
+
+/** Suppresses the people of withdrawnStaff in the lake and drops them from the world. */
+export async function withdrawStaff(lw: LakeWorld): Promise<{ cid: string; gone: PersonRecord[] }> {
+  const { cid, gone } = withdrawnStaff(lw);
+  for (const p of new Set(gone)) {
+    await suppress(lw.h.knex, 'person', { by: 'id', value: p.id });
+    lw.forget(p.id);
+  }
+  return { cid, gone };
+}
+
+const getStaff = (lw: LakeWorld, op: StaffOp, query: string) => lw.h.get(`/api/v1/company/${op}?${query}`, lw.key) as unknown as Promise<Res>;
+
+/** The 400 and 404 answers every staff operation gives (badStaffQueries, a company the lake does not hold). */
+export function describeStaffRejections(op: StaffOp, lw: LakeWorld): void {
+  describe('validation and 404', () => {
+    it('400 VALIDATION_ERROR for a missing or malformed company_id and the operation\'s bad parameters', async () => {
+      for (const q of badStaffQueries(op, lw.companies[0]!.company_id)) {
+        const res = await getStaff(lw, op, q);
+        expect([q, res.status]).toEqual([q, 400]);
+        expect(res.body.code).toBe('VALIDATION_ERROR');
+      }
+    });
+
+    it('404 NOT_FOUND for a company the lake does not hold', async () => {
+      const res = await getStaff(lw, op, 'company_id=999999999999');
+      expect(res.status).toBe(404);
+      expect(res.body.code).toBe('NOT_FOUND');
+    });
+  });
+}
+
+/** 451 once the world's last company is withdrawn, by its id and a zero-padded one (changes the world: declare it last). */
+export function itRefusesWithdrawnCompany(op: StaffOp, lw: LakeWorld): void {
+  it('451 DATA_SUBJECT_BLOCKED once the company is withdrawn (its people stay)', async () => {
+    const company = lw.companies[lw.companies.length - 1]!;
+    await suppress(lw.h.knex, 'company', { by: 'company_id', value: company.company_id });
+    for (const cid of [company.company_id, `0${company.company_id}`]) {
+      const res = await getStaff(lw, op, `company_id=${cid}`);
+      expect([op, cid, res.status]).toEqual([op, cid, 451]);
+      expect(res.body.code).toBe('DATA_SUBJECT_BLOCKED');
+    }
+  });
 }
 
 /** The validation cases of the staff operations (400 VALIDATION_ERROR each). */

@@ -3,8 +3,9 @@
  * records; expectations computed in plain JS from the contract's semantics
  * (test/helpers/companyStaff.ts).
  */
-import { suppress } from '../../../src/domain/lake/suppression';
-import { STAFF_WORLD, badStaffQueries, bySize, handMadeStaff, headcountOf, withdrawnStaff, type Res } from '../../helpers/companyStaff';
+import {
+  bySize, describeStaffRejections, handMadeStaff, headcountOf, itRefusesWithdrawnCompany, STAFF_WORLD, withdrawnStaff, withdrawStaff, type Res,
+} from '../../helpers/companyStaff';
 import { useLakeWorld } from '../../helpers/lakeWorld';
 
 const OP = 'headcount-by-seniority';
@@ -31,44 +32,19 @@ describe('GET /company/headcount-by-seniority on a seeded world', () => {
     expect(sum).toBe(lw.persons.length);
   });
 
-  describe('validation, 404 and 451', () => {
-    it('400 for a missing or malformed company_id', async () => {
-      for (const q of badStaffQueries(OP, lw.companies[0]!.company_id)) {
-        const res = await get(`/api/v1/company/${OP}?${q}`);
-        expect([q, res.status]).toEqual([q, 400]);
-        expect(res.body.code).toBe('VALIDATION_ERROR');
-      }
-    });
-
-    it('404 NOT_FOUND for a company the lake does not hold', async () => {
-      const res = await get(`/api/v1/company/${OP}?company_id=999999999999`);
-      expect(res.status).toBe(404);
-      expect(res.body.code).toBe('NOT_FOUND');
-    });
-  });
+  describeStaffRejections(OP, lw);
 
   describe('withdrawn records (run last: they change the world)', () => {
     it('withdrawn people are no longer counted', async () => {
-      const { cid, gone } = withdrawnStaff(lw);
+      const { cid } = withdrawnStaff(lw);
       const before = headcountOf(lw, cid).total;
-      for (const p of new Set(gone)) {
-        await suppress(lw.h.knex, 'person', { by: 'id', value: p.id });
-        lw.forget(p.id);
-      }
+      await withdrawStaff(lw);
       const hc = await get(`/api/v1/company/headcount-by-seniority?company_id=${cid}`);
       expect((hc.body.data as { total: number }).total).toBe(headcountOf(lw, cid).total);
       expect(headcountOf(lw, cid).total).toBeLessThan(before);
     });
 
-    it('451 DATA_SUBJECT_BLOCKED once the company is withdrawn (its people stay)', async () => {
-      const company = lw.companies[lw.companies.length - 1]!;
-      await suppress(lw.h.knex, 'company', { by: 'company_id', value: company.company_id });
-      for (const cid of [company.company_id, `0${company.company_id}`]) {
-        const res = await get(`/api/v1/company/${OP}?company_id=${cid}`);
-        expect([OP, cid, res.status]).toEqual([OP, cid, 451]);
-        expect(res.body.code).toBe('DATA_SUBJECT_BLOCKED');
-      }
-    });
+    itRefusesWithdrawnCompany(OP, lw);
   });
 });
 

@@ -2,9 +2,8 @@
  * GET /company/current-employees (listCurrentEmployees) on a seeded world and on hand-made records;
  * expectations computed in plain JS from the contract's semantics (test/helpers/companyStaff.ts).
  */
-import { suppress } from '../../../src/domain/lake/suppression';
 import {
-  STAFF_WORLD, badStaffQueries, bySize, currentOf, handMadeStaff, ids, listAll, personsById, withdrawnStaff, type Res,
+  bySize, currentOf, describeStaffRejections, handMadeStaff, ids, itRefusesWithdrawnCompany, listAll, personsById, STAFF_WORLD, withdrawStaff, type Res,
 } from '../../helpers/companyStaff';
 import { pageOf, personHit, useLakeWorld } from '../../helpers/lakeWorld';
 
@@ -53,43 +52,17 @@ describe('GET /company/current-employees on a seeded world', () => {
     expect(ids(one)).toEqual([want[1]!.id]);
   });
 
-  describe('validation, 404 and 451', () => {
-    it('400 for a missing or malformed company_id and bad paging', async () => {
-      for (const q of badStaffQueries(OP, lw.companies[0]!.company_id)) {
-        const res = await get(`/api/v1/company/${OP}?${q}`);
-        expect([q, res.status]).toEqual([q, 400]);
-        expect(res.body.code).toBe('VALIDATION_ERROR');
-      }
-    });
-
-    it('404 NOT_FOUND for a company the lake does not hold', async () => {
-      const res = await get(`/api/v1/company/${OP}?company_id=999999999999`);
-      expect(res.status).toBe(404);
-      expect(res.body.code).toBe('NOT_FOUND');
-    });
-  });
+  describeStaffRejections(OP, lw);
 
   describe('withdrawn records (run last: they change the world)', () => {
     it('withdrawn people disappear from the list and its total', async () => {
-      const { cid, gone } = withdrawnStaff(lw);
-      for (const p of new Set(gone)) {
-        await suppress(lw.h.knex, 'person', { by: 'id', value: p.id });
-        lw.forget(p.id);
-      }
+      const { cid, gone } = await withdrawStaff(lw);
       const cur = await listAll(lw, `/api/v1/company/current-employees?company_id=${cid}`);
       expect(cur.ids).toEqual(currentOf(lw, cid).map((p) => p.id));
       for (const p of gone) expect(cur.ids).not.toContain(p.id);
     });
 
-    it('451 DATA_SUBJECT_BLOCKED once the company is withdrawn (its people stay)', async () => {
-      const company = lw.companies[lw.companies.length - 1]!;
-      await suppress(lw.h.knex, 'company', { by: 'company_id', value: company.company_id });
-      for (const cid of [company.company_id, `0${company.company_id}`]) {
-        const res = await get(`/api/v1/company/${OP}?company_id=${cid}`);
-        expect([OP, cid, res.status]).toEqual([OP, cid, 451]);
-        expect(res.body.code).toBe('DATA_SUBJECT_BLOCKED');
-      }
-    });
+    itRefusesWithdrawnCompany(OP, lw);
   });
 });
 

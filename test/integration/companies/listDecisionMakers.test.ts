@@ -2,9 +2,8 @@
  * GET /company/decision-makers (listDecisionMakers) on a seeded world and on hand-made records;
  * expectations computed in plain JS from the contract's semantics (test/helpers/companyStaff.ts).
  */
-import { suppress } from '../../../src/domain/lake/suppression';
 import {
-  DECIDERS, STAFF_WORLD, badStaffQueries, bySize, decisionMakersOf, handMadeStaff, ids, listAll, withdrawnStaff, type Res,
+  bySize, DECIDERS, decisionMakersOf, describeStaffRejections, handMadeStaff, ids, itRefusesWithdrawnCompany, listAll, STAFF_WORLD, withdrawStaff, type Res,
 } from '../../helpers/companyStaff';
 import { useLakeWorld } from '../../helpers/lakeWorld';
 
@@ -25,41 +24,15 @@ describe('GET /company/decision-makers on a seeded world', () => {
     expect(decisionMakersOf(lw, bySize(lw)[0]!).length).toBeGreaterThan(5);
   });
 
-  describe('validation, 404 and 451', () => {
-    it('400 for a missing or malformed company_id and bad paging', async () => {
-      for (const q of badStaffQueries(OP, lw.companies[0]!.company_id)) {
-        const res = await get(`/api/v1/company/${OP}?${q}`);
-        expect([q, res.status]).toEqual([q, 400]);
-        expect(res.body.code).toBe('VALIDATION_ERROR');
-      }
-    });
-
-    it('404 NOT_FOUND for a company the lake does not hold', async () => {
-      const res = await get(`/api/v1/company/${OP}?company_id=999999999999`);
-      expect(res.status).toBe(404);
-      expect(res.body.code).toBe('NOT_FOUND');
-    });
-  });
+  describeStaffRejections(OP, lw);
 
   describe('withdrawn records (run last: they change the world)', () => {
     it('withdrawn people disappear from the list and its total', async () => {
-      const { cid, gone } = withdrawnStaff(lw);
-      for (const p of new Set(gone)) {
-        await suppress(lw.h.knex, 'person', { by: 'id', value: p.id });
-        lw.forget(p.id);
-      }
+      const { cid } = await withdrawStaff(lw);
       expect((await listAll(lw, `/api/v1/company/decision-makers?company_id=${cid}`)).ids).toEqual(decisionMakersOf(lw, cid).map((p) => p.id));
     });
 
-    it('451 DATA_SUBJECT_BLOCKED once the company is withdrawn (its people stay)', async () => {
-      const company = lw.companies[lw.companies.length - 1]!;
-      await suppress(lw.h.knex, 'company', { by: 'company_id', value: company.company_id });
-      for (const cid of [company.company_id, `0${company.company_id}`]) {
-        const res = await get(`/api/v1/company/${OP}?company_id=${cid}`);
-        expect([OP, cid, res.status]).toEqual([OP, cid, 451]);
-        expect(res.body.code).toBe('DATA_SUBJECT_BLOCKED');
-      }
-    });
+    itRefusesWithdrawnCompany(OP, lw);
   });
 });
 

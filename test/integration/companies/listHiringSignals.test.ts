@@ -2,10 +2,9 @@
  * GET /company/hiring-signals (listHiringSignals) on a seeded world and on hand-made records;
  * expectations computed in plain JS from the contract's semantics (test/helpers/companyStaff.ts).
  */
-import { suppress } from '../../../src/domain/lake/suppression';
 import { companyRecord } from '../../helpers/lakeRecords';
 import {
-  STAFF_WORLD, badStaffQueries, bySize, handMadeStaff, hiringOf, ids, joinedJson, listAll, personsById, withdrawnStaff, type Res,
+  bySize, describeStaffRejections, handMadeStaff, hiringOf, ids, itRefusesWithdrawnCompany, joinedJson, listAll, personsById, STAFF_WORLD, withdrawStaff, type Res,
 } from '../../helpers/companyStaff';
 import { byId, personHit, useLakeWorld } from '../../helpers/lakeWorld';
 
@@ -40,41 +39,15 @@ describe('GET /company/hiring-signals on a seeded world', () => {
     expect(got.ids).toEqual(want.map((p) => p.id));
   });
 
-  describe('validation, 404 and 451', () => {
-    it('400 for a missing or malformed company_id, bad paging and a window out of range', async () => {
-      for (const q of badStaffQueries(OP, lw.companies[0]!.company_id)) {
-        const res = await get(`/api/v1/company/${OP}?${q}`);
-        expect([q, res.status]).toEqual([q, 400]);
-        expect(res.body.code).toBe('VALIDATION_ERROR');
-      }
-    });
-
-    it('404 NOT_FOUND for a company the lake does not hold', async () => {
-      const res = await get(`/api/v1/company/${OP}?company_id=999999999999`);
-      expect(res.status).toBe(404);
-      expect(res.body.code).toBe('NOT_FOUND');
-    });
-  });
+  describeStaffRejections(OP, lw);
 
   describe('withdrawn records (run last: they change the world)', () => {
     it('withdrawn people disappear from the list and its total', async () => {
-      const { cid, gone } = withdrawnStaff(lw);
-      for (const p of new Set(gone)) {
-        await suppress(lw.h.knex, 'person', { by: 'id', value: p.id });
-        lw.forget(p.id);
-      }
+      const { cid } = await withdrawStaff(lw);
       expect((await listAll(lw, `/api/v1/company/hiring-signals?company_id=${cid}&within_months=24`)).ids).toEqual(hiringOf(lw, cid, 24).map((p) => p.id));
     });
 
-    it('451 DATA_SUBJECT_BLOCKED once the company is withdrawn (its people stay)', async () => {
-      const company = lw.companies[lw.companies.length - 1]!;
-      await suppress(lw.h.knex, 'company', { by: 'company_id', value: company.company_id });
-      for (const cid of [company.company_id, `0${company.company_id}`]) {
-        const res = await get(`/api/v1/company/${OP}?company_id=${cid}`);
-        expect([OP, cid, res.status]).toEqual([OP, cid, 451]);
-        expect(res.body.code).toBe('DATA_SUBJECT_BLOCKED');
-      }
-    });
+    itRefusesWithdrawnCompany(OP, lw);
   });
 });
 
