@@ -7,7 +7,7 @@
 import type { PersonRecord } from '../../src/db/repositories/personRecords';
 import { suppress } from '../../src/domain/lake/suppression';
 import { companyRecord, personRecord } from './lakeRecords';
-import { byId, byStaff, currentPosition, monthIndex, sameCompanyId, windowStart, type LakeWorld } from './lakeWorld';
+import { byId, byStaff, currentPosition, monthIndex, sameCompanyId, useLakeWorld, windowStart, type LakeWorld } from './lakeWorld';
 
 export type Res = {
   status: number;
@@ -215,4 +215,15 @@ export function handMadeStaff() {
     now, cm, ym, pos, cur, mk, acme, empty, people, startOf2,
     ceo, dir, mgr, ic, padded, twice, boomerang, noEnd, yearEnd, jan, recent,
   };
+}
+
+/** A lake holding the hand-made staff records (companies 4242 and 5151), for a file's edge cases. */
+export function useHandMadeStaff() {
+  const lw = useLakeWorld();
+  const s = handMadeStaff();
+  beforeAll(async () => {
+    await lw.addCompanies(s.acme, s.empty);
+    await lw.addPersons(...s.people);
+  });
+  return { lw, s, get: (p: string) => lw.h.get(p, lw.key) as unknown as Promise<Res> };
 }

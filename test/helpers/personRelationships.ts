@@ -4,6 +4,7 @@
  * compute the expected answers in plain JS from the contract's semantics.
  */
 import type { PersonRecord } from '../../src/db/repositories/personRecords';
+import { suppress } from '../../src/domain/lake/suppression';
 import { personRecord } from './lakeRecords';
 import {
   byId, byRecent, byStaff, currentPosition, monthIndex, previousPosition, sameCompanyId, windowStart, type LakeWorld,
@@ -126,6 +127,42 @@ export const badSubjectQueries = (lw: LakeWorld) => [
  * first person similar to a US manager and the most recent job changer are suppressed (after the
  * withdrawn-subject test has suppressed persons[10]); each file then checks its own list.
  */
+/** The 400 and 404 answers of every list about a subject person; `path(query)` is the list's URL. */
+export function describeSubjectRejections(lw: LakeWorld, path: (query: string) => string): void {
+  describe('subjects: 400, 404', () => {
+    it('400 for a missing or malformed identifier', async () => {
+      for (const q of badSubjectQueries(lw)) {
+        const res = (await lw.h.get(path(q), lw.key)) as unknown as Res;
+        expect([q, res.status]).toEqual([q, 400]);
+        expect(res.body.code).toBe('VALIDATION_ERROR');
+      }
+    });
+
+    it('404 for a subject the lake does not hold, by every identifier', async () => {
+      const ghost = personRecord();
+      for (const q of [`id=${ghost.id}`, `username=${ghost.username}`, `network_url=${enc(ghost.network_url)}`]) {
+        const res = (await lw.h.get(path(q), lw.key)) as unknown as Res;
+        expect(res.status).toBe(404);
+        expect(res.body.code).toBe('NOT_FOUND');
+      }
+    });
+  });
+}
+
+/** 451 for a withdrawn subject by every identifier (withdraws a person: declare it among the last cases). */
+export function itRefusesWithdrawnSubject(lw: LakeWorld, path: (query: string) => string): void {
+  it('a withdrawn subject is 451 by every identifier', async () => {
+    const s = lw.persons[10]!;
+    await suppress(lw.h.knex, 'person', { by: 'id', value: s.id });
+    lw.forget(s.id);
+    for (const q of [`id=${s.id}`, `username=${s.username}`, `network_url=${enc(s.network_url)}`]) {
+      const res = (await lw.h.get(path(q), lw.key)) as unknown as Res;
+      expect(res.status).toBe(451);
+      expect(res.body.code).toBe('DATA_SUBJECT_BLOCKED');
+    }
+  });
+}
+
 export async function withdrawThree(
   lw: LakeWorld,
   suppressPerson: (id: string) => Promise<unknown>,

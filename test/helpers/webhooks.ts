@@ -235,3 +235,38 @@ export function useWebhookHarness(opts: { resolver: TestResolver; allowLoopback?
   });
   return { h, beforeClose: (fn) => cleanups.push(fn) };
 }
+
+/**
+ * useWebhookHarness with what every delivery test file sets up around it: HTTPS receivers started
+ * before the file's tests, and delivery workers started by `startWorker`; whatever still runs is
+ * stopped while the file's database is open.
+ */
+export function useDeliveryRig(opts: { allowLoopback?: boolean; receivers?: number } = {}) {
+  const resolver = new TestResolver();
+  const receivers = Array.from({ length: opts.receivers ?? 1 }, () => new Receiver());
+  const running = new Set<DeliveryWorker>();
+  const { h, beforeClose } = useWebhookHarness({ resolver, allowLoopback: opts.allowLoopback });
+  beforeClose(async () => {
+    await Promise.all([...running].map((w) => w.stop()));
+    for (const r of receivers) await r.close();
+  });
+  beforeAll(async () => {
+    for (const r of receivers) await r.start();
+  });
+  return {
+    h,
+    resolver,
+    receiver: receivers[0]!,
+    receivers,
+    startWorker(workerOpts: Omit<Parameters<typeof deliveryWorker>[1], 'resolver'> = {}): DeliveryWorker {
+      const w = deliveryWorker(h.knex, { resolver, ...workerOpts });
+      running.add(w);
+      w.start();
+      return w;
+    },
+    async stopWorker(w: DeliveryWorker): Promise<void> {
+      running.delete(w);
+      await w.stop();
+    },
+  };
+}

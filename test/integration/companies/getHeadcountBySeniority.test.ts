@@ -4,7 +4,7 @@
  * (test/helpers/companyStaff.ts).
  */
 import {
-  bySize, describeStaffRejections, handMadeStaff, headcountOf, itRefusesWithdrawnCompany, STAFF_WORLD, withdrawnStaff, withdrawStaff, type Res,
+  bySize, describeStaffRejections, headcountOf, itRefusesWithdrawnCompany, STAFF_WORLD, useHandMadeStaff, withdrawnStaff, withdrawStaff, type Res,
 } from '../../helpers/companyStaff';
 import { useLakeWorld } from '../../helpers/lakeWorld';
 
@@ -49,13 +49,7 @@ describe('GET /company/headcount-by-seniority on a seeded world', () => {
 });
 
 describe('GET /company/headcount-by-seniority: edge semantics on hand-made records', () => {
-  const lw = useLakeWorld();
-  const get = (p: string) => lw.h.get(p, lw.key) as unknown as Promise<Res>;
-  const s = handMadeStaff();
-  beforeAll(async () => {
-    await lw.addCompanies(s.acme, s.empty);
-    await lw.addPersons(...s.people);
-  });
+  const { lw, get, s } = useHandMadeStaff();
 
   it('counts the current staff by band, whatever the company_id padding', async () => {
     const hc = await get('/api/v1/company/headcount-by-seniority?company_id=04242');

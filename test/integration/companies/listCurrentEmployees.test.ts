@@ -3,7 +3,7 @@
  * expectations computed in plain JS from the contract's semantics (test/helpers/companyStaff.ts).
  */
 import {
-  bySize, currentOf, describeStaffRejections, handMadeStaff, ids, itRefusesWithdrawnCompany, listAll, personsById, STAFF_WORLD, withdrawStaff, type Res,
+  bySize, currentOf, describeStaffRejections, ids, itRefusesWithdrawnCompany, listAll, personsById, STAFF_WORLD, useHandMadeStaff, withdrawStaff, type Res,
 } from '../../helpers/companyStaff';
 import { pageOf, personHit, useLakeWorld } from '../../helpers/lakeWorld';
 
@@ -67,13 +67,7 @@ describe('GET /company/current-employees on a seeded world', () => {
 });
 
 describe('GET /company/current-employees: edge semantics on hand-made records', () => {
-  const lw = useLakeWorld();
-  const get = (p: string) => lw.h.get(p, lw.key) as unknown as Promise<Res>;
-  const s = handMadeStaff();
-  beforeAll(async () => {
-    await lw.addCompanies(s.acme, s.empty);
-    await lw.addPersons(...s.people);
-  });
+  const { lw, get, s } = useHandMadeStaff();
 
   it('band order, then full_name in binary order (upper case first), then id', async () => {
     const res = await get('/api/v1/company/current-employees?company_id=4242');

@@ -3,7 +3,7 @@
  * expectations computed in plain JS from the contract's semantics (test/helpers/companyStaff.ts).
  */
 import {
-  bySize, DECIDERS, decisionMakersOf, describeStaffRejections, handMadeStaff, ids, itRefusesWithdrawnCompany, listAll, STAFF_WORLD, withdrawStaff, type Res,
+  bySize, DECIDERS, decisionMakersOf, describeStaffRejections, ids, itRefusesWithdrawnCompany, listAll, STAFF_WORLD, useHandMadeStaff, withdrawStaff, type Res,
 } from '../../helpers/companyStaff';
 import { useLakeWorld } from '../../helpers/lakeWorld';
 
@@ -37,13 +37,7 @@ describe('GET /company/decision-makers on a seeded world', () => {
 });
 
 describe('GET /company/decision-makers: edge semantics on hand-made records', () => {
-  const lw = useLakeWorld();
-  const get = (p: string) => lw.h.get(p, lw.key) as unknown as Promise<Res>;
-  const s = handMadeStaff();
-  beforeAll(async () => {
-    await lw.addCompanies(s.acme, s.empty);
-    await lw.addPersons(...s.people);
-  });
+  const { lw, get, s } = useHandMadeStaff();
 
   it('c-level, vp and director only, in staff order', async () => {
     expect(ids(await get('/api/v1/company/decision-makers?company_id=4242'))).toEqual([s.ceo.id, s.dir.id]);

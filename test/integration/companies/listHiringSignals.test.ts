@@ -4,7 +4,7 @@
  */
 import { companyRecord } from '../../helpers/lakeRecords';
 import {
-  bySize, describeStaffRejections, handMadeStaff, hiringOf, ids, itRefusesWithdrawnCompany, joinedJson, listAll, personsById, STAFF_WORLD, withdrawStaff, type Res,
+  bySize, describeStaffRejections, hiringOf, ids, itRefusesWithdrawnCompany, joinedJson, listAll, personsById, STAFF_WORLD, useHandMadeStaff, withdrawStaff, type Res,
 } from '../../helpers/companyStaff';
 import { byId, personHit, useLakeWorld } from '../../helpers/lakeWorld';
 
@@ -52,13 +52,7 @@ describe('GET /company/hiring-signals on a seeded world', () => {
 });
 
 describe('GET /company/hiring-signals: edge semantics on hand-made records', () => {
-  const lw = useLakeWorld();
-  const get = (p: string) => lw.h.get(p, lw.key) as unknown as Promise<Res>;
-  const s = handMadeStaff();
-  beforeAll(async () => {
-    await lw.addCompanies(s.acme, s.empty);
-    await lw.addPersons(...s.people);
-  });
+  const { lw, get, s } = useHandMadeStaff();
 
   it('started within the window, newest first, ties by id', async () => {
     const res = await get('/api/v1/company/hiring-signals?company_id=4242&per_page=100');

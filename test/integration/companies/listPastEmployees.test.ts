@@ -4,7 +4,7 @@
  */
 import { companyRecord } from '../../helpers/lakeRecords';
 import {
-  bySize, describeStaffRejections, handMadeStaff, ids, itRefusesWithdrawnCompany, listAll, pastOf, pastRoleAt, pastRoleJson, personsById, STAFF_WORLD, withdrawStaff, type Res,
+  bySize, describeStaffRejections, ids, itRefusesWithdrawnCompany, listAll, pastOf, pastRoleAt, pastRoleJson, personsById, STAFF_WORLD, useHandMadeStaff, withdrawStaff, type Res,
 } from '../../helpers/companyStaff';
 import { byId, personHit, useLakeWorld } from '../../helpers/lakeWorld';
 
@@ -42,13 +42,7 @@ describe('GET /company/past-employees on a seeded world', () => {
 });
 
 describe('GET /company/past-employees: edge semantics on hand-made records', () => {
-  const lw = useLakeWorld();
-  const get = (p: string) => lw.h.get(p, lw.key) as unknown as Promise<Res>;
-  const s = handMadeStaff();
-  beforeAll(async () => {
-    await lw.addCompanies(s.acme, s.empty);
-    await lw.addPersons(...s.people);
-  });
+  const { lw, get, s } = useHandMadeStaff();
 
   it('not current there; the newest ended role; end date desc, unknown month as January, unknown end last', async () => {
     const res = await get('/api/v1/company/past-employees?company_id=4242');

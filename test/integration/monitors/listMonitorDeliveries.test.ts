@@ -4,22 +4,9 @@
  */
 import { eventually } from '../../helpers/live';
 import { monitorBody } from '../../helpers/monitors';
-import { closedPort, deliveryWorker, Receiver, TestResolver, useWebhookHarness } from '../../helpers/webhooks';
-import type { DeliveryWorker } from '../../../src/jobs/deliveryWorker';
+import { closedPort, useDeliveryRig } from '../../helpers/webhooks';
 
-const resolver = new TestResolver();
-const receiver = new Receiver();
-let worker: DeliveryWorker | undefined;
-const { h, beforeClose } = useWebhookHarness({ resolver });
-// Stopped while the file's database is still open.
-beforeClose(async () => {
-  await worker?.stop();
-  await receiver.close();
-});
-
-beforeAll(async () => {
-  await receiver.start();
-});
+const { h, receiver, startWorker } = useDeliveryRig();
 
 const create = async (key: string, url: string) => (await h.post('/api/v1/monitors', monitorBody({ webhook_url: url }), key)).body.monitor;
 
@@ -79,8 +66,7 @@ describe('GET /monitors/{id}/deliveries', () => {
     const refused = await create(key, `https://127.0.0.1:${await closedPort()}/hook`);
     const a = (await h.post(`/api/v1/monitors/${broken.id}/test`, undefined, key)).body.delivery.id;
     const b = (await h.post(`/api/v1/monitors/${refused.id}/test`, undefined, key)).body.delivery.id;
-    worker = deliveryWorker(h.knex, { resolver, config: { schedule: [0.2, 0.2] } });
-    worker.start();
+    startWorker({ config: { schedule: [0.2, 0.2] } });
 
     const failedOf = (monitorId: string, id: string) =>
       eventually(async () => {

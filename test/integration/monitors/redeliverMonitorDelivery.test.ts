@@ -4,25 +4,14 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { revealSecret } from '../../../src/domain/monitors/monitors';
-import type { DeliveryWorker } from '../../../src/jobs/deliveryWorker';
 import { eventually } from '../../helpers/live';
 import { monitorBody } from '../../helpers/monitors';
-import { deliveryWorker, Receiver, testKeys, TestResolver, useWebhookHarness } from '../../helpers/webhooks';
+import { testKeys, useDeliveryRig } from '../../helpers/webhooks';
 
-const resolver = new TestResolver();
-const receiver = new Receiver();
-let worker: DeliveryWorker;
-const { h, beforeClose } = useWebhookHarness({ resolver });
-// Stopped while the file's database is still open.
-beforeClose(async () => {
-  await worker?.stop();
-  await receiver.close();
-});
+const { h, receiver, startWorker } = useDeliveryRig();
 
 beforeAll(async () => {
-  await receiver.start();
-  worker = deliveryWorker(h.knex, { resolver, config: { schedule: [0.2, 0.2] } });
-  worker.start();
+  startWorker({ config: { schedule: [0.2, 0.2] } });
 });
 
 const logged = (key: string, monitorId: string, id: string, state: string) =>

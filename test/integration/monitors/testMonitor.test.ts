@@ -7,23 +7,12 @@ import { Webhook } from 'standardwebhooks';
 import { eventually } from '../../helpers/live';
 import { monitorBody } from '../../helpers/monitors';
 import { revealSecret, rotateSecret } from '../../../src/domain/monitors/monitors';
-import { deliveryWorker, Receiver, testKeys, TestResolver, webhookPayloadProblems, useWebhookHarness } from '../../helpers/webhooks';
-import type { DeliveryWorker } from '../../../src/jobs/deliveryWorker';
+import { testKeys, useDeliveryRig, webhookPayloadProblems } from '../../helpers/webhooks';
 
-const resolver = new TestResolver();
-const receiver = new Receiver();
-let worker: DeliveryWorker;
-const { h, beforeClose } = useWebhookHarness({ resolver });
-// Stopped while the file's database is still open.
-beforeClose(async () => {
-  await worker?.stop();
-  await receiver.close();
-});
+const { h, receiver, startWorker } = useDeliveryRig();
 
 beforeAll(async () => {
-  await receiver.start();
-  worker = deliveryWorker(h.knex, { resolver, metrics: h.app.metrics });
-  worker.start();
+  startWorker({ metrics: h.app.metrics });
 });
 
 describe('POST /monitors/{id}/test', () => {

@@ -3,11 +3,9 @@
  * computed in plain JS from the contract's semantics (test/helpers/personRelationships.ts).
  */
 import { suppress } from '../../../src/domain/lake/suppression';
-import { personRecord } from '../../helpers/lakeRecords';
 import { byId, pageOf, personHit, useLakeWorld } from '../../helpers/lakeWorld';
 import {
-  RELATIONSHIP_WORLD, badSubjectQueries, bigSubject, colleaguesOf, enc, handMadeRelationships, ids, listAll, midSubject, withdrawThree,
-  type Res,
+  bigSubject, colleaguesOf, describeSubjectRejections, enc, handMadeRelationships, ids, itRefusesWithdrawnSubject, listAll, midSubject, RELATIONSHIP_WORLD, withdrawThree, type Res,
 } from '../../helpers/personRelationships';
 
 describe('GET /person/colleagues on a seeded world', () => {
@@ -64,36 +62,10 @@ describe('GET /person/colleagues on a seeded world', () => {
     expect(ids(one)).toEqual([want[want.length - 1]!.id]);
   });
 
-  describe('subjects: 400, 404', () => {
-    it('400 for a missing or malformed identifier', async () => {
-      for (const q of badSubjectQueries(lw)) {
-        const res = (await lw.h.get(path(q), lw.key)) as unknown as Res;
-        expect([q, res.status]).toEqual([q, 400]);
-        expect(res.body.code).toBe('VALIDATION_ERROR');
-      }
-    });
-
-    it('404 for a subject the lake does not hold, by every identifier', async () => {
-      const ghost = personRecord();
-      for (const q of [`id=${ghost.id}`, `username=${ghost.username}`, `network_url=${enc(ghost.network_url)}`]) {
-        const res = (await lw.h.get(path(q), lw.key)) as unknown as Res;
-        expect(res.status).toBe(404);
-        expect(res.body.code).toBe('NOT_FOUND');
-      }
-    });
-  });
+  describeSubjectRejections(lw, path);
 
   describe('withdrawn profiles (run last: they change the world)', () => {
-    it('a withdrawn subject is 451 by every identifier', async () => {
-      const s = lw.persons[10]!;
-      await suppress(lw.h.knex, 'person', { by: 'id', value: s.id });
-      lw.forget(s.id);
-      for (const q of [`id=${s.id}`, `username=${s.username}`, `network_url=${enc(s.network_url)}`]) {
-        const res = (await lw.h.get(path(q), lw.key)) as unknown as Res;
-        expect(res.status).toBe(451);
-        expect(res.body.code).toBe('DATA_SUBJECT_BLOCKED');
-      }
-    });
+    itRefusesWithdrawnSubject(lw, path);
 
     it('withdrawn people disappear from colleagues, and from the total', async () => {
       const { s, colleague } = await withdrawThree(lw, (id) => suppress(lw.h.knex, 'person', { by: 'id', value: id }));

@@ -3,10 +3,9 @@
  * computed in plain JS from the contract's semantics (test/helpers/personRelationships.ts).
  */
 import { suppress } from '../../../src/domain/lake/suppression';
-import { personRecord } from '../../helpers/lakeRecords';
 import { useLakeWorld } from '../../helpers/lakeWorld';
 import {
-  RELATIONSHIP_WORLD, badSubjectQueries, enc, handMadeRelationships, ids, listAll, similarTo, withdrawThree, type Res,
+  describeSubjectRejections, enc, handMadeRelationships, ids, itRefusesWithdrawnSubject, listAll, RELATIONSHIP_WORLD, similarTo, withdrawThree, type Res,
 } from '../../helpers/personRelationships';
 
 describe('GET /person/similar on a seeded world', () => {
@@ -41,36 +40,10 @@ describe('GET /person/similar on a seeded world', () => {
     }
   });
 
-  describe('subjects: 400, 404', () => {
-    it('400 for a missing or malformed identifier', async () => {
-      for (const q of badSubjectQueries(lw)) {
-        const res = (await lw.h.get(path(q), lw.key)) as unknown as Res;
-        expect([q, res.status]).toEqual([q, 400]);
-        expect(res.body.code).toBe('VALIDATION_ERROR');
-      }
-    });
-
-    it('404 for a subject the lake does not hold, by every identifier', async () => {
-      const ghost = personRecord();
-      for (const q of [`id=${ghost.id}`, `username=${ghost.username}`, `network_url=${enc(ghost.network_url)}`]) {
-        const res = (await lw.h.get(path(q), lw.key)) as unknown as Res;
-        expect(res.status).toBe(404);
-        expect(res.body.code).toBe('NOT_FOUND');
-      }
-    });
-  });
+  describeSubjectRejections(lw, path);
 
   describe('withdrawn profiles (run last: they change the world)', () => {
-    it('a withdrawn subject is 451 by every identifier', async () => {
-      const s = lw.persons[10]!;
-      await suppress(lw.h.knex, 'person', { by: 'id', value: s.id });
-      lw.forget(s.id);
-      for (const q of [`id=${s.id}`, `username=${s.username}`, `network_url=${enc(s.network_url)}`]) {
-        const res = (await lw.h.get(path(q), lw.key)) as unknown as Res;
-        expect(res.status).toBe(451);
-        expect(res.body.code).toBe('DATA_SUBJECT_BLOCKED');
-      }
-    });
+    itRefusesWithdrawnSubject(lw, path);
 
     it('withdrawn people disappear from similar, and from the total', async () => {
       const { similarSubject, similar } = await withdrawThree(lw, (id) => suppress(lw.h.knex, 'person', { by: 'id', value: id }));

@@ -9,38 +9,24 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { DeliveryConfig } from '../../../src/config';
 import { ServerKeys } from '../../../src/domain/webhooks/secrets';
-import type { DeliveryWorker } from '../../../src/jobs/deliveryWorker';
 import { eventually } from '../../helpers/live';
 import { monitorBody } from '../../helpers/monitors';
-import { deliveryRow, deliveryWorker, Receiver, TestResolver, useWebhookHarness } from '../../helpers/webhooks';
+import { deliveryRow, useDeliveryRig } from '../../helpers/webhooks';
 
-const resolver = new TestResolver();
-const receiver = new Receiver();
-const slow = new Receiver();
-const workers: DeliveryWorker[] = [];
-const { h, beforeClose } = useWebhookHarness({ resolver });
-// Stopped while the file's database is still open.
-beforeClose(async () => {
-  await Promise.all(workers.map((w) => w.stop()));
-  await receiver.close();
-  await slow.close();
-});
-
-beforeAll(async () => {
-  await receiver.start();
-  await slow.start();
-});
+const {
+  h,
+  receivers: [receiver, slow],
+  startWorker,
+  stopWorker,
+} = useDeliveryRig({ receivers: 2 });
 
 /** Each test runs its own worker (its own settings), stopped at the end of the test. */
 async function withWorker<T>(config: Partial<DeliveryConfig>, fn: () => Promise<T>, logger?: pino.Logger): Promise<T> {
-  const worker = deliveryWorker(h.knex, { resolver, config, logger });
-  workers.push(worker);
-  worker.start();
+  const worker = startWorker({ config, logger });
   try {
     return await fn();
   } finally {
-    await worker.stop();
-    workers.splice(workers.indexOf(worker), 1);
+    await stopWorker(worker);
   }
 }
 

@@ -5,31 +5,13 @@
  * the receiver sees zero connections. Control: the same receiver is reached once the development
  * setting allows loopback, so the refusal is the policy's, not a broken setup.
  */
-import type { DeliveryWorker } from '../../../src/jobs/deliveryWorker';
 import { eventually } from '../../helpers/live';
 import { monitorBody, PUBLIC_ADDRESS } from '../../helpers/monitors';
-import { deliveryRow, deliveryWorker, REBIND_HOST, Receiver, TestResolver, useWebhookHarness } from '../../helpers/webhooks';
+import { deliveryRow, REBIND_HOST, useDeliveryRig } from '../../helpers/webhooks';
 
-const resolver = new TestResolver();
-const receiver = new Receiver();
-const workers: DeliveryWorker[] = [];
-const { h, beforeClose } = useWebhookHarness({ resolver, allowLoopback: false });
-// Stopped while the file's database is still open.
-beforeClose(async () => {
-  await Promise.all(workers.map((w) => w.stop()));
-  await receiver.close();
-});
+const { h, resolver, receiver, startWorker, stopWorker } = useDeliveryRig({ allowLoopback: false });
 
-beforeAll(async () => {
-  await receiver.start();
-});
-
-function start(allowLoopback: boolean): DeliveryWorker {
-  const w = deliveryWorker(h.knex, { resolver, allowLoopback, config: { schedule: [0.2] } });
-  workers.push(w);
-  w.start();
-  return w;
-}
+const start = (allowLoopback: boolean) => startWorker({ allowLoopback, config: { schedule: [0.2] } });
 
 const failedRow = (id: string) =>
   eventually(async () => {
@@ -58,8 +40,7 @@ describe('SSRF at delivery (WEBHOOKS_ALLOW_LOOPBACK off)', () => {
     }
     expect(receiver.connections).toBe(0);
     expect(receiver.requests).toEqual([]);
-    await worker.stop();
-    workers.length = 0;
+    await stopWorker(worker);
 
     // Control: the development setting on, the same delivery redelivered, the receiver reached.
     const control = start(true);
@@ -67,8 +48,7 @@ describe('SSRF at delivery (WEBHOOKS_ALLOW_LOOPBACK off)', () => {
     await eventually(async () => (await deliveryRow(h.knex, id))?.state === 'succeeded');
     expect(receiver.connections).toBeGreaterThan(0);
     expect(receiver.of(id)).toHaveLength(1);
-    await control.stop();
-    workers.length = 0;
+    await stopWorker(control);
   });
 
   it('refuses IP literals and mixed answers at delivery too (a monitor made while loopback was allowed)', async () => {
