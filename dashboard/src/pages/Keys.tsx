@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api, call, type Schemas } from '../api';
-import { CopyButton, Empty, ErrorBox, fmtDate, Loading, Pager, useLoad } from '../components';
+import { CopyButton, Empty, ErrorBox, fmtDate, Loading, Pager, TableHead, useLoad } from '../components';
 
 const PER_PAGE = 10;
 
@@ -87,19 +87,7 @@ export function Keys({ role }: { role: 'owner' | 'member' }) {
       {keys.data && keys.data.total === 0 && <Empty>No API keys yet.</Empty>}
       {keys.data && keys.data.results.length > 0 && (
         <table data-testid="keys-table">
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Member</th>
-              <th scope="col">Allowance</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['Key', 'Member', 'Allowance', 'Created', 'Last used', 'Status']} actions />
           <tbody>
             {keys.data.results.map((k) => (
               <tr key={k.id} data-prefix={k.prefix}>
@@ -174,14 +162,7 @@ function Members({ role }: { role: 'owner' | 'member' }) {
       {members.data && members.data.total === 0 && <Empty>No members.</Empty>}
       {members.data && members.data.results.length > 0 && (
         <table data-testid="members-table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Role</th>
-              <th scope="col">Allowance (requests/min)</th>
-              <th scope="col">Active keys</th>
-            </tr>
-          </thead>
+          <TableHead columns={['Name', 'Role', 'Allowance (requests/min)', 'Active keys']} />
           <tbody>
             {members.data.results.map((m) => (
               <tr key={m.id}>

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { api, call, type Schemas } from '../api';
-import { CopyButton, Empty, ErrorBox, fmtDate, Loading, Pager, useLoad } from '../components';
+import { CopyButton, Empty, ErrorBox, fmtDate, Loading, Pager, TableHead, useLoad } from '../components';
 
 const PER_PAGE = 10;
 
@@ -87,20 +87,7 @@ export function Monitors({ onSecret }: { onSecret: (intent: SecretIntent) => voi
       {monitors.data && all.length === 0 && <Empty>No monitors yet. Create one to receive signed webhooks when a person or company changes.</Empty>}
       {shown.length > 0 && (
         <table data-testid="monitors-table">
-          <thead>
-            <tr>
-              <th scope="col">Subject</th>
-              <th scope="col">Label</th>
-              <th scope="col">Webhook</th>
-              <th scope="col">Events</th>
-              <th scope="col">State</th>
-              <th scope="col">Last delivery</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['Subject', 'Label', 'Webhook', 'Events', 'State', 'Last delivery', 'Created']} actions />
           <tbody>
             {shown.map((m) => (
               <tr key={m.id} data-monitor={m.id}>
@@ -220,20 +207,7 @@ function DeliveryLog({ monitor, onChange }: { monitor: Schemas['Monitor']; onCha
       {log.data && log.data.total === 0 && <Empty>No deliveries yet. Send a test event to check your receiver.</Empty>}
       {log.data && log.data.results.length > 0 && (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Created</th>
-              <th scope="col">State</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Last answer</th>
-              <th scope="col">Latency</th>
-              <th scope="col">Next retry</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['Event', 'Created', 'State', 'Attempts', 'Last answer', 'Latency', 'Next retry']} actions />
           <tbody>
             {log.data.results.map((d) => {
               const last = d.attempts[d.attempts.length - 1];
