@@ -1,6 +1,7 @@
 import { REALTIME_UNIT_PRICE_USD } from '../../../domain/account/account';
-import type { RealtimeAnswer } from '../../../domain/live/realtime';
+import type { RealtimeAnswer, RealtimeRequest } from '../../../domain/live/realtime';
 import { RawJson } from '../../rawJson';
+import type { AppContext } from '../../state';
 import type { HandlerResult } from '../types';
 
 /** The realtime body: the stored record spliced in unparsed, its source and the metered cost. */
@@ -8,5 +9,15 @@ export function realtimeResult(answer: RealtimeAnswer): HandlerResult {
   return {
     body: { data: new RawJson(answer.record), source: answer.source, cost_usd: REALTIME_UNIT_PRICE_USD },
     headers: answer.replayed ? { 'Idempotent-Replayed': 'true' } : undefined,
+  };
+}
+
+/** What a realtime call asks of the domain: the lookup, who pays for it, and its idempotency key. */
+export function realtimeRequest(query: RealtimeRequest['query'], ctx: AppContext): RealtimeRequest {
+  return {
+    query,
+    workspaceId: ctx.state.principal!.workspaceId,
+    accountId: ctx.state.principal!.accountId,
+    idempotencyKey: ctx.get('idempotency-key') || undefined,
   };
 }
