@@ -181,8 +181,11 @@ export interface StoredRow {
 export async function lockStoredPersons(trx: Knex.Transaction, ids: readonly string[], usernames: readonly string[]): Promise<StoredRow[]> {
   if (!ids.length) return [];
   const { rows } = await trx.raw<{ rows: StoredRow[] }>(
-    `select id, username, record::text as record from persons
-     where id = any(?::uuid[]) or username = any(?::text[]) order by id for update`,
+    // The text is taken outside the locking sub-query, so the sort that orders the locks carries
+    // the stored records as references rather than as text (no sort spilling megabytes to disk).
+    `select id, username, record::text as record from (
+       select id, username, record from persons
+       where id = any(?::uuid[]) or username = any(?::text[]) order by id for update) locked`,
     [ids as string[], usernames as string[]],
   );
   return rows;
@@ -191,19 +194,23 @@ export async function lockStoredPersons(trx: Knex.Transaction, ids: readonly str
 /**
  * Records whose content is unchanged: only fetched_at moves (the column and the stored text, which
  * carries it), and the refresh queue row with it. Positions, educations and search columns stay.
+ * A row whose `record` is null is stored exactly as it comes (same text, so the same fetched_at):
+ * its persons row is left as it is (rewriting it would change nothing but cost a new row version
+ * and an entry in every index), and only its refresh queue row is re-verified, when not already.
  */
 export async function touchPersons(
   trx: Knex.Transaction,
-  rows: readonly { id: string; fetchedAt: string; record: string }[],
+  rows: readonly { id: string; fetchedAt: string; record: string | null }[],
 ): Promise<void> {
   if (!rows.length) return;
   await trx.raw(
     `with input as (select * from unnest(?::uuid[], ?::timestamptz[], ?::text[]) as t(id, fetched_at, doc)),
      touched as (update persons p set fetched_at = input.fetched_at, record = input.doc::json
-                 from input where p.id = input.id returning p.id, p.fetched_at)
-     update person_refresh r set checked_at = touched.fetched_at, lease_token = null, lease_until = null
-     from touched where r.person_id = touched.id`,
-    [rows.map((r) => r.id), rows.map((r) => r.fetchedAt), rows.map((r) => r.record)],
+                 from input where p.id = input.id and input.doc is not null)
+     update person_refresh r set checked_at = input.fetched_at, lease_token = null, lease_until = null
+     from input where r.person_id = input.id
+       and (r.checked_at is distinct from input.fetched_at or r.lease_token is not null or r.lease_until is not null)`,
+    [rows.map((r) => r.id), rows.map((r) => r.fetchedAt), rows.map((r) => r.record) as string[]],
   );
 }
 
