@@ -110,12 +110,13 @@ export async function upsertPersons(
   await trx.raw('delete from person_educations where person_id = any(?::uuid[])', [ids]);
   // One statement, so the batch's JSON is parsed once (parsing is most of the cost) and shared by
   // the three inserts through a materialized CTE: `r` to read fields from, `doc` the text to store.
-  // The rule functions that walk all positions run once per record there (not once per column or
-  // per position: they are SQL functions the planner cannot inline, each call runs a query).
+  // The position facts (previous employer, job change, past-employee ordinals, current start) come
+  // from one pass over the positions per record (lake_position_facts, migration
+  // 20261203000100_import_position_facts, the same results as the rule functions it restates).
   await trx.raw(
     `with input as materialized (
-       select staged.*, lake_previous_position(r) as previous, lake_latest_past_ordinals(r) as past_ordinals
-       from (${input.sql}) staged),
+       select staged.*, facts.previous, facts.changed_employer, facts.past_ordinals, facts.current_started_on
+       from (${input.sql}) staged, lateral lake_position_facts(staged.r) facts),
      upserted as (
        insert into persons (id, username, network_id, network_urn, full_name, current_title, current_company,
          current_company_id, current_company_industry, seniority, geo_country_code, geo_city,
@@ -123,10 +124,8 @@ export async function upsertPersons(
        select (r->>'id')::uuid, input.username, r->>'network_id', r->>'network_urn', r->>'full_name',
          r->>'current_title', r->>'current_company', lake_bigint(r->>'current_company_id'),
          r->>'current_company_industry', r->>'seniority', upper(r->>'geo_country_code'), r->>'geo_city',
-         (select lake_date((p->>'startYear')::int, (p->>'startMonth')::int)
-            from jsonb_array_elements(r->'positions') p where (p->>'isCurrent')::boolean limit 1),
-         (r->>'fetched_at')::timestamptz, lake_skills(r), lake_bigint(previous->>'companyId'),
-         previous->>'companyName', coalesce(lake_changed_employer(r), false), doc
+         input.current_started_on, (r->>'fetched_at')::timestamptz, lake_skills(r), lake_bigint(previous->>'companyId'),
+         previous->>'companyName', input.changed_employer, doc
        from input
        on conflict (id) do update set
          username = excluded.username, network_id = excluded.network_id, network_urn = excluded.network_urn,
