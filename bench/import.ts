@@ -7,6 +7,7 @@
  *   on one lane (`--lanes`, lanes.ts),
  * - into a full lake with every record re-verified at a new `fetched_at` (as a nightly re-import
  *   would be: same content, so only fetched_at moves, in the row, its stored text and its indexes),
+ *   on one lane (the file a day later), then on the default lanes (the first file again),
  * side by side, in the same run, with the anchor: a plain PostgreSQL `COPY` of the same NDJSON into
  * one jsonb column (what the server itself can take, before any lake work). Medians of the rounds;
  * the machine is shared, so the ratios to the anchor are the figures to compare across runs.
@@ -75,7 +76,7 @@ async function main(): Promise<void> {
     (await fs.promises.readFile(file, 'utf8')).replace(/"fetched_at":"([^"]+)"/g, (_m, at: string) => `"fetched_at":"${new Date(Date.parse(at) + 86_400_000).toISOString()}"`),
   );
   const lanes = defaultImportLanes();
-  const results = { anchor: [] as number[], empty: [] as number[], full: [] as number[], fullOneLane: [] as number[], later: [] as number[] };
+  const results = { anchor: [] as number[], empty: [] as number[], full: [] as number[], fullOneLane: [] as number[], later: [] as number[], laterOneLane: [] as number[] };
   const run = async (label: string, initialLoad: boolean, opts: { lanes?: number; file?: string } = {}): Promise<number> => {
     const report: ImportReport = await importFile(knex, { kind: 'person', file: opts.file ?? file, validate, initialLoad, lanes: opts.lanes });
     if (report.written !== persons || report.invalid) throw new Error(`${label}: ${JSON.stringify({ ...report, errors: report.errors.slice(0, 3) })}`);
@@ -98,7 +99,9 @@ async function main(): Promise<void> {
       await knex.raw('vacuum analyze persons, person_positions, person_educations, person_refresh');
       results.fullOneLane.push(await run('full lake, one lane', false, { lanes: 1 }));
       results.full.push(await run(`full lake, ${lanes} lanes`, false));
-      results.later.push(await run(`full lake, new fetched_at, ${lanes} lanes`, false, { file: laterFile }));
+      results.laterOneLane.push(await run('full lake, new fetched_at, one lane', false, { file: laterFile, lanes: 1 }));
+      // Back to the first file's fetched_at, so the next run moves every record again.
+      results.later.push(await run(`full lake, first fetched_at again, ${lanes} lanes`, false, { lanes }));
     }
     const anchor = median(results.anchor);
     const line = (label: string, values: number[], aim?: number) =>
@@ -115,6 +118,7 @@ async function main(): Promise<void> {
         line('enrich import into an empty lake (initial load)', results.empty, 20_000),
         line(`enrich import into a full lake (every record unchanged), ${lanes} lanes`, results.full, 5_000),
         line('enrich import into a full lake (every record unchanged), one lane', results.fullOneLane, 5_000),
+        line('enrich import into a full lake (every record at a new fetched_at), one lane', results.laterOneLane, 5_000),
         line(`enrich import into a full lake (every record at a new fetched_at), ${lanes} lanes`, results.later, 5_000),
         '',
       ].join('\n'),
