@@ -252,7 +252,9 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
     }
   };
 
-  const lanes = trx ? 1 : Math.max(1, Math.floor(options.lanes ?? defaultImportLanes()));
+  // Never more lanes than the pool has connections (a lane holds one for its whole write).
+  const poolMax = (db.client as { config?: { pool?: { max?: number } } }).config?.pool?.max ?? Infinity;
+  const lanes = trx ? 1 : Math.max(1, Math.min(poolMax, Math.floor(options.lanes ?? defaultImportLanes())));
   /**
    * A batch on its lanes (lanes.ts), each lane a transaction of its own on its own connection; the
    * lines a lane could not store are reported once every lane is done, in line order, as the one

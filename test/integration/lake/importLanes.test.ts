@@ -14,6 +14,7 @@ import { writeRecords } from '../../../src/domain/lake/writer';
 import { lookupKeys, recordIdentifiers, splitIntoLanes } from '../../../src/domain/lake/lanes';
 import { storedIdentities } from '../../../src/db/repositories/lakeIdentities';
 import { recordValidator } from '../../../src/http/recordSchemas';
+import { enrichWith } from '../../helpers/cli';
 import { useLakeWorld } from '../../helpers/lakeWorld';
 import { companyRecord, personRecord } from '../../helpers/lakeRecords';
 import type { PersonRecord } from '../../../src/db/repositories/personRecords';
@@ -155,5 +156,19 @@ describe('import on several lanes', () => {
       reports.push(comparable(report));
     }
     expect(reports[1]).toEqual(reports[0]);
+  });
+
+  it('enrich import --lanes: the CLI takes the number of lanes, and refuses one that is not a positive integer', async () => {
+    await emptyLake();
+    const records = Array.from({ length: 9 }, () => personRecord());
+    const name = file([...records, { ...records[0], headline: 'Last' }]);
+    const res = await enrichWith({ DATABASE_URL: lw.url }, 'import', 'persons', name, '--lanes', '3', '--batch-size', '5', '--json');
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ lines: 10, written: 10, invalid: 0 });
+    const first = await rows<{ record: string }>(`select record::text as record from persons where id = '${records[0].id}'`);
+    expect(JSON.parse(first[0].record).headline).toBe('Last');
+    const refused = await enrichWith({ DATABASE_URL: lw.url }, 'import', 'persons', name, '--lanes', '0');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/lanes/);
   });
 });
