@@ -1,7 +1,8 @@
 /**
  * `enrich import`: NDJSON (optionally gzip) in the contract's record shapes into the lake. Lines are
  * read, decoded and validated one by one; valid records are written in batches (one statement per
- * table per batch) while the next batch is being read.
+ * table per batch) while the next batch is being read, each batch on several connections at once
+ * when it can be split by identity without changing the result (lanes.ts).
  *
  * Hostile input is reported line by line and skipped, never fatal to the rest:
  * - a line longer than `maxLineBytes` is refused without being held in memory (its bytes are
@@ -231,6 +232,10 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
    * a transaction, or a savepoint under --strict) until the records it cannot store are isolated,
    * reported (through `refuse`) and skipped.
    */
+  const isDataError = (err: unknown) => {
+    const code = (err as { code?: unknown }).code;
+    return classifyDatabaseError(err) === 'invalid_input' || (typeof code === 'string' && code.startsWith('23'));
+  };
   const write = async (batch: Pending[], refuse: (invalid: InvalidLine) => void): Promise<void> => {
     if (!batch.length) return;
     try {
@@ -239,9 +244,7 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
         : await writeRecords(db, options.kind, batch.map((p) => p.record) as never);
       count(outcome);
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      const dataError = classifyDatabaseError(err) === 'invalid_input' || (typeof code === 'string' && code.startsWith('23'));
-      if (!dataError) throw err;
+      if (!isDataError(err)) throw err;
       if (batch.length === 1) {
         refuse({ line: batch[0].line, reason: `the database cannot store this record: ${(err as Error).message}` });
         return;
@@ -264,7 +267,14 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
   const writeBatch = async (batch: Pending[]): Promise<void> => {
     if (lanes === 1 || batch.length < 2) return write(batch, invalidLine);
     const records = batch.map((p) => p.record);
-    const links = await storedIdentities(db, options.kind, lookupKeys(options.kind, records));
+    let links: string[][];
+    try {
+      links = await storedIdentities(db, options.kind, lookupKeys(options.kind, records));
+    } catch (err) {
+      // A key the database cannot take: the batch on one lane, where the failing record is isolated.
+      if (!isDataError(err)) throw err;
+      return write(batch, invalidLine);
+    }
     const groups = splitIntoLanes(batch, records.map((r) => recordIdentifiers(options.kind, r)), links, lanes);
     if (groups.length === 1) return write(batch, invalidLine);
     const refused: InvalidLine[] = [];
