@@ -2,8 +2,12 @@
  * `npm run bench:import [-- --persons=100000 --rounds=3]`: `enrich import persons` of one NDJSON file
  * of the bench world, measured in records/s
  * - into an empty lake (the initial load: secondary indexes built after the data),
- * - into a full lake (the same records again: every one replaced by itself, each diffed against
- *   its stored copy, as a nightly re-import would be),
+ * - into a full lake (the same records again: every one diffed against its stored copy and found
+ *   unchanged, the same text: re-verified, its refresh queue row only), on the default lanes and
+ *   on one lane (`--lanes`, lanes.ts),
+ * - into a full lake with every record re-verified at a new `fetched_at` (as a nightly re-import
+ *   would be: same content, so only fetched_at moves, in the row, its stored text and its indexes),
+ *   on one lane (the file a day later), then on the default lanes (the first file again),
  * side by side, in the same run, with the anchor: a plain PostgreSQL `COPY` of the same NDJSON into
  * one jsonb column (what the server itself can take, before any lake work). Medians of the rounds;
  * the machine is shared, so the ratios to the anchor are the figures to compare across runs.
@@ -19,6 +23,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { createKnex, dropDatabase, ensureDatabase, migrateLatest } from '../src/db/knex';
 import { importFile, type ImportReport } from '../src/domain/lake/importer';
+import { defaultImportLanes } from '../src/domain/lake/lanes';
 import { recordValidator } from '../src/http/recordSchemas';
 import { writeWorldFiles } from '../src/world/seed';
 import { AS_OF, intArg, median, postgresSettingsLine, SEED } from './lib';
@@ -62,11 +67,18 @@ async function main(): Promise<void> {
   const file = world.files.find((f) => f.endsWith('persons.ndjson'))!;
   await ensureDatabase(adminUrl, database);
   const url = dbUrl(database);
-  const knex = createKnex(url, 4);
+  const knex = createKnex(url, 8);
   const validate = recordValidator('PersonResult');
-  const results = { anchor: [] as number[], empty: [] as number[], full: [] as number[] };
-  const run = async (label: string, initialLoad: boolean): Promise<number> => {
-    const report: ImportReport = await importFile(knex, { kind: 'person', file, validate, initialLoad });
+  // The same records verified a day later: only fetched_at differs, line for line.
+  const laterFile = file.replace(/\.ndjson$/, '.later.ndjson');
+  await fs.promises.writeFile(
+    laterFile,
+    (await fs.promises.readFile(file, 'utf8')).replace(/"fetched_at":"([^"]+)"/g, (_m, at: string) => `"fetched_at":"${new Date(Date.parse(at) + 86_400_000).toISOString()}"`),
+  );
+  const lanes = defaultImportLanes();
+  const results = { anchor: [] as number[], empty: [] as number[], full: [] as number[], fullOneLane: [] as number[], later: [] as number[], laterOneLane: [] as number[] };
+  const run = async (label: string, initialLoad: boolean, opts: { lanes?: number; file?: string } = {}): Promise<number> => {
+    const report: ImportReport = await importFile(knex, { kind: 'person', file: opts.file ?? file, validate, initialLoad, lanes: opts.lanes });
     if (report.written !== persons || report.invalid) throw new Error(`${label}: ${JSON.stringify({ ...report, errors: report.errors.slice(0, 3) })}`);
     const rate = persons / (report.elapsed_ms / 1000);
     process.stderr.write(`  ${label}: ${Math.round(rate)} records/s (${report.elapsed_ms} ms)\n`);
@@ -85,7 +97,11 @@ async function main(): Promise<void> {
       results.anchor.push(anchor);
       results.empty.push(await run('empty lake (--initial-load)', true));
       await knex.raw('vacuum analyze persons, person_positions, person_educations, person_refresh');
-      results.full.push(await run('full lake', false));
+      results.fullOneLane.push(await run('full lake, one lane', false, { lanes: 1 }));
+      results.full.push(await run(`full lake, ${lanes} lanes`, false));
+      results.laterOneLane.push(await run('full lake, new fetched_at, one lane', false, { file: laterFile, lanes: 1 }));
+      // Back to the first file's fetched_at, so the next run moves every record again.
+      results.later.push(await run(`full lake, first fetched_at again, ${lanes} lanes`, false, { lanes }));
     }
     const anchor = median(results.anchor);
     const line = (label: string, values: number[], aim?: number) =>
@@ -100,7 +116,10 @@ async function main(): Promise<void> {
         '|---|---|---|---|---|',
         line('anchor: COPY of the NDJSON into one jsonb column', results.anchor),
         line('enrich import into an empty lake (initial load)', results.empty, 20_000),
-        line('enrich import into a full lake (every record replaced)', results.full, 5_000),
+        line(`enrich import into a full lake (every record unchanged), ${lanes} lanes`, results.full, 5_000),
+        line('enrich import into a full lake (every record unchanged), one lane', results.fullOneLane, 5_000),
+        line('enrich import into a full lake (every record at a new fetched_at), one lane', results.laterOneLane, 5_000),
+        line(`enrich import into a full lake (every record at a new fetched_at), ${lanes} lanes`, results.later, 5_000),
         '',
       ].join('\n'),
     );

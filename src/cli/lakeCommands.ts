@@ -96,6 +96,11 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
       'into an empty lake only: one transaction that locks the tables, drops their secondary indexes and builds them after the data',
     )
     .option('--batch-size <n>', 'records per write', positiveInt, 1000)
+    .option(
+      '--lanes <n>',
+      'connections each batch is written on at once, split by identity (default: one per core, at most 4; 1 under --strict and --initial-load)',
+      positiveInt,
+    )
     // 16 MiB: importer.ts DEFAULT_MAX_LINE_BYTES (not imported here: the CLI starts without it).
     .option('--max-line-bytes <n>', 'longer lines are skipped without being read into memory', positiveInt, 16 * 1024 * 1024)
     .option('--json', 'machine-readable output')
@@ -108,7 +113,7 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
       async (
         kind: 'persons' | 'companies',
         file: string,
-        opts: { strict?: boolean; initialLoad?: boolean; batchSize: number; maxLineBytes: number; json?: boolean },
+        opts: { strict?: boolean; initialLoad?: boolean; batchSize: number; lanes?: number; maxLineBytes: number; json?: boolean },
       ) => {
       const { importFile, ImportAborted, importExitCode } = load.importer();
       const { recordValidator } = load.recordSchemas();
@@ -124,6 +129,7 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
             strict: opts.strict,
             initialLoad: opts.initialLoad,
             batchSize: opts.batchSize,
+            lanes: opts.lanes,
             maxLineBytes: opts.maxLineBytes,
             validate: recordValidator(kind === 'persons' ? 'PersonResult' : 'CompanyResult'),
             onInvalid: (invalid) => {

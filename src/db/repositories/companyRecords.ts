@@ -120,8 +120,10 @@ export async function lockStoredCompanies(
 ): Promise<StoredCompanyRow[]> {
   if (!ids.length) return [];
   const { rows } = await trx.raw<{ rows: StoredCompanyRow[] }>(
-    `select id, username, company_id::text as company_id, record::text as record from companies
-     where id = any(?::uuid[]) or username = any(?::text[]) or company_id = any(?::bigint[]) order by id for update`,
+    // As lockStoredPersons: the text is taken outside the locking sub-query.
+    `select id, username, company_id::text as company_id, record::text as record from (
+       select id, username, company_id, record from companies
+       where id = any(?::uuid[]) or username = any(?::text[]) or company_id = any(?::bigint[]) order by id for update) locked`,
     [ids as string[], usernames as string[], companyIds as string[]],
   );
   return rows;
@@ -130,15 +132,16 @@ export async function lockStoredCompanies(
 /** As touchPersons: only fetched_at (column and stored text) and the queue row move. */
 export async function touchCompanies(
   trx: Knex.Transaction,
-  rows: readonly { id: string; fetchedAt: string; record: string }[],
+  rows: readonly { id: string; fetchedAt: string; record: string | null }[],
 ): Promise<void> {
   if (!rows.length) return;
   await trx.raw(
     `with input as (select * from unnest(?::uuid[], ?::timestamptz[], ?::text[]) as t(id, fetched_at, doc)),
      touched as (update companies c set fetched_at = input.fetched_at, record = input.doc::json
-                 from input where c.id = input.id returning c.id, c.fetched_at)
-     update company_refresh r set checked_at = touched.fetched_at, lease_token = null, lease_until = null
-     from touched where r.company_id = touched.id`,
-    [rows.map((r) => r.id), rows.map((r) => r.fetchedAt), rows.map((r) => r.record)],
+                 from input where c.id = input.id and input.doc is not null)
+     update company_refresh r set checked_at = input.fetched_at, lease_token = null, lease_until = null
+     from input where r.company_id = input.id
+       and (r.checked_at is distinct from input.fetched_at or r.lease_token is not null or r.lease_until is not null)`,
+    [rows.map((r) => r.id), rows.map((r) => r.fetchedAt), rows.map((r) => r.record) as string[]],
   );
 }

@@ -110,12 +110,13 @@ export async function upsertPersons(
   await trx.raw('delete from person_educations where person_id = any(?::uuid[])', [ids]);
   // One statement, so the batch's JSON is parsed once (parsing is most of the cost) and shared by
   // the three inserts through a materialized CTE: `r` to read fields from, `doc` the text to store.
-  // The rule functions that walk all positions run once per record there (not once per column or
-  // per position: they are SQL functions the planner cannot inline, each call runs a query).
+  // The position facts (previous employer, job change, past-employee ordinals, current start) come
+  // from one pass over the positions per record (lake_position_facts, migration
+  // 20261203000100_import_position_facts, the same results as the rule functions it restates).
   await trx.raw(
     `with input as materialized (
-       select staged.*, lake_previous_position(r) as previous, lake_latest_past_ordinals(r) as past_ordinals
-       from (${input.sql}) staged),
+       select staged.*, facts.previous, facts.changed_employer, facts.past_ordinals, facts.current_started_on
+       from (${input.sql}) staged, lateral lake_position_facts(staged.r) facts),
      upserted as (
        insert into persons (id, username, network_id, network_urn, full_name, current_title, current_company,
          current_company_id, current_company_industry, seniority, geo_country_code, geo_city,
@@ -123,10 +124,8 @@ export async function upsertPersons(
        select (r->>'id')::uuid, input.username, r->>'network_id', r->>'network_urn', r->>'full_name',
          r->>'current_title', r->>'current_company', lake_bigint(r->>'current_company_id'),
          r->>'current_company_industry', r->>'seniority', upper(r->>'geo_country_code'), r->>'geo_city',
-         (select lake_date((p->>'startYear')::int, (p->>'startMonth')::int)
-            from jsonb_array_elements(r->'positions') p where (p->>'isCurrent')::boolean limit 1),
-         (r->>'fetched_at')::timestamptz, lake_skills(r), lake_bigint(previous->>'companyId'),
-         previous->>'companyName', coalesce(lake_changed_employer(r), false), doc
+         input.current_started_on, (r->>'fetched_at')::timestamptz, lake_skills(r), lake_bigint(previous->>'companyId'),
+         previous->>'companyName', input.changed_employer, doc
        from input
        on conflict (id) do update set
          username = excluded.username, network_id = excluded.network_id, network_urn = excluded.network_urn,
@@ -181,8 +180,11 @@ export interface StoredRow {
 export async function lockStoredPersons(trx: Knex.Transaction, ids: readonly string[], usernames: readonly string[]): Promise<StoredRow[]> {
   if (!ids.length) return [];
   const { rows } = await trx.raw<{ rows: StoredRow[] }>(
-    `select id, username, record::text as record from persons
-     where id = any(?::uuid[]) or username = any(?::text[]) order by id for update`,
+    // The text is taken outside the locking sub-query, so the sort that orders the locks carries
+    // the stored records as references rather than as text (no sort spilling megabytes to disk).
+    `select id, username, record::text as record from (
+       select id, username, record from persons
+       where id = any(?::uuid[]) or username = any(?::text[]) order by id for update) locked`,
     [ids as string[], usernames as string[]],
   );
   return rows;
@@ -191,19 +193,23 @@ export async function lockStoredPersons(trx: Knex.Transaction, ids: readonly str
 /**
  * Records whose content is unchanged: only fetched_at moves (the column and the stored text, which
  * carries it), and the refresh queue row with it. Positions, educations and search columns stay.
+ * A row whose `record` is null is stored exactly as it comes (same text, so the same fetched_at):
+ * its persons row is left as it is (rewriting it would change nothing but cost a new row version
+ * and an entry in every index), and only its refresh queue row is re-verified, when not already.
  */
 export async function touchPersons(
   trx: Knex.Transaction,
-  rows: readonly { id: string; fetchedAt: string; record: string }[],
+  rows: readonly { id: string; fetchedAt: string; record: string | null }[],
 ): Promise<void> {
   if (!rows.length) return;
   await trx.raw(
     `with input as (select * from unnest(?::uuid[], ?::timestamptz[], ?::text[]) as t(id, fetched_at, doc)),
      touched as (update persons p set fetched_at = input.fetched_at, record = input.doc::json
-                 from input where p.id = input.id returning p.id, p.fetched_at)
-     update person_refresh r set checked_at = touched.fetched_at, lease_token = null, lease_until = null
-     from touched where r.person_id = touched.id`,
-    [rows.map((r) => r.id), rows.map((r) => r.fetchedAt), rows.map((r) => r.record)],
+                 from input where p.id = input.id and input.doc is not null)
+     update person_refresh r set checked_at = input.fetched_at, lease_token = null, lease_until = null
+     from input where r.person_id = input.id
+       and (r.checked_at is distinct from input.fetched_at or r.lease_token is not null or r.lease_until is not null)`,
+    [rows.map((r) => r.id), rows.map((r) => r.fetchedAt), rows.map((r) => r.record) as string[]],
   );
 }
 

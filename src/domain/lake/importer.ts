@@ -1,7 +1,8 @@
 /**
  * `enrich import`: NDJSON (optionally gzip) in the contract's record shapes into the lake. Lines are
  * read, decoded and validated one by one; valid records are written in batches (one statement per
- * table per batch) while the next batch is being read.
+ * table per batch) while the next batch is being read, each batch on several connections at once
+ * when it can be split by identity without changing the result (lanes.ts).
  *
  * Hostile input is reported line by line and skipped, never fatal to the rest:
  * - a line longer than `maxLineBytes` is refused without being held in memory (its bytes are
@@ -23,7 +24,9 @@ import { validationError } from '../errors';
 import { nulPath } from '../text';
 import type { LakeKind } from './suppression';
 import { setAsideSecondaryIndexes } from '../../db/repositories/lakeIndexes';
+import { storedIdentities } from '../../db/repositories/lakeIdentities';
 import { writeRecords, type WriteOutcome } from './writer';
+import { defaultImportLanes, lookupKeys, recordIdentifiers, splitIntoLanes } from './lanes';
 
 export interface ImportProgress {
   lines: number;
@@ -52,6 +55,12 @@ export interface ImportOptions {
    */
   initialLoad?: boolean;
   batchSize?: number;
+  /**
+   * Connections a batch is written on at once (lanes.ts): its records split by identity, so that
+   * lines that could refer to the same person share a lane, in file order. Default: one per core,
+   * at most 4. --strict and --initial-load write in one transaction, so on one connection.
+   */
+  lanes?: number;
   maxLineBytes?: number;
   /** The contract's schema for the kind: undefined when valid, otherwise the reason. */
   validate: (value: unknown) => string | undefined;
@@ -221,9 +230,13 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
   /**
    * Writes a batch; when the database refuses it for its data, writes it again in halves (each in
    * a transaction, or a savepoint under --strict) until the records it cannot store are isolated,
-   * reported and skipped.
+   * reported (through `refuse`) and skipped.
    */
-  const write = async (batch: Pending[]): Promise<void> => {
+  const isDataError = (err: unknown) => {
+    const code = (err as { code?: unknown }).code;
+    return classifyDatabaseError(err) === 'invalid_input' || (typeof code === 'string' && code.startsWith('23'));
+  };
+  const write = async (batch: Pending[], refuse: (invalid: InvalidLine) => void): Promise<void> => {
     if (!batch.length) return;
     try {
       const outcome = trx
@@ -231,17 +244,44 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
         : await writeRecords(db, options.kind, batch.map((p) => p.record) as never);
       count(outcome);
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      const dataError = classifyDatabaseError(err) === 'invalid_input' || (typeof code === 'string' && code.startsWith('23'));
-      if (!dataError) throw err;
+      if (!isDataError(err)) throw err;
       if (batch.length === 1) {
-        invalidLine({ line: batch[0].line, reason: `the database cannot store this record: ${(err as Error).message}` });
+        refuse({ line: batch[0].line, reason: `the database cannot store this record: ${(err as Error).message}` });
         return;
       }
       const half = Math.ceil(batch.length / 2);
-      await write(batch.slice(0, half));
-      await write(batch.slice(half));
+      await write(batch.slice(0, half), refuse);
+      await write(batch.slice(half), refuse);
     }
+  };
+
+  // Never more lanes than the pool has connections (a lane holds one for its whole write).
+  const poolMax = (db.client as { config?: { pool?: { max?: number } } }).config?.pool?.max ?? Infinity;
+  const lanes = trx ? 1 : Math.max(1, Math.min(poolMax, Math.floor(options.lanes ?? defaultImportLanes())));
+  /**
+   * A batch on its lanes (lanes.ts), each lane a transaction of its own on its own connection; the
+   * lines a lane could not store are reported once every lane is done, in line order, as the one
+   * batch written alone would report them. A lane that fails otherwise fails the import, after the
+   * other lanes have finished (nothing is left running).
+   */
+  const writeBatch = async (batch: Pending[]): Promise<void> => {
+    if (lanes === 1 || batch.length < 2) return write(batch, invalidLine);
+    const records = batch.map((p) => p.record);
+    let links: string[][];
+    try {
+      links = await storedIdentities(db, options.kind, lookupKeys(options.kind, records));
+    } catch (err) {
+      // A key the database cannot take: the batch on one lane, where the failing record is isolated.
+      if (!isDataError(err)) throw err;
+      return write(batch, invalidLine);
+    }
+    const groups = splitIntoLanes(batch, records.map((r) => recordIdentifiers(options.kind, r)), links, lanes);
+    if (groups.length === 1) return write(batch, invalidLine);
+    const refused: InvalidLine[] = [];
+    const settled = await Promise.allSettled(groups.map((group) => write(group, (invalid) => refused.push(invalid))));
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    refused.sort((a, b) => a.line - b.line).forEach(invalidLine);
   };
 
   let pending: Promise<void> = Promise.resolve();
@@ -249,8 +289,8 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
   const flush = async () => {
     const records = batch;
     batch = [];
-    await pending; // one batch in flight while the next one is read and validated
-    pending = write(records).then(progress);
+    await pending; // one batch in flight (on its lanes) while the next one is read and validated
+    pending = writeBatch(records).then(progress);
     // Surface a failed write at the next await rather than as an unhandled rejection.
     pending.catch(() => undefined);
   };

@@ -47,21 +47,45 @@ function nameKeys<K extends PersonKey | CompanyKey>(kind: LakeKind, record: { us
   return keys;
 }
 
-/** Every identifier a record can be reached by: id, username, the slug of network_url, and the network IDs. */
-export function personDigests(record: PersonRecord): string[] {
+/**
+ * The identifiers behind a person's digests, each as `by:value` (a key's normalized form, then its
+ * legacy form when it differs): every identifier the record can be reached by, namely id, username,
+ * the slug of network_url, and the network IDs. Two records that share none cannot touch the same
+ * stored row or tombstone (the importer's lanes rely on this: lanes.ts).
+ */
+export function personIdentifiers(record: PersonRecord): string[] {
   const keys: PersonKey[] = [{ by: 'id', value: record.id.toLowerCase() }, ...nameKeys<PersonKey>('person', record)];
   if (record.network_id) keys.push({ by: 'network_id', value: record.network_id });
   if (record.network_urn) keys.push({ by: 'network_urn', value: record.network_urn });
-  return unique(keys.flatMap((k) => keyDigests('person', k)));
+  return unique(keys.flatMap(identifierTexts));
 }
 
-export function companyDigests(record: CompanyRecord): string[] {
+/** As personIdentifiers: id, company_id, username and the slug of network_url. */
+export function companyIdentifiers(record: CompanyRecord): string[] {
   const keys: CompanyKey[] = [
     { by: 'id', value: record.id.toLowerCase() },
     { by: 'company_id', value: canonicalCompanyId(record.company_id) },
     ...nameKeys<CompanyKey>('company', record),
   ];
-  return unique(keys.flatMap((k) => keyDigests('company', k)));
+  return unique(keys.flatMap(identifierTexts));
+}
+
+/** A key's `by:value` texts, as keyDigests hashes them. */
+function identifierTexts(key: PersonKey | CompanyKey): string[] {
+  const texts = [`${key.by}:${key.value}`];
+  if (key.legacy !== undefined && key.legacy !== key.value) texts.push(`${key.by}:${key.legacy}`);
+  return texts;
+}
+
+const digestOf = (kind: LakeKind) => (text: string) => createHash('sha256').update(`${kind}:${text}`).digest('hex');
+
+/** Every identifier a record can be reached by, as digests (personIdentifiers hashed). */
+export function personDigests(record: PersonRecord): string[] {
+  return personIdentifiers(record).map(digestOf('person'));
+}
+
+export function companyDigests(record: CompanyRecord): string[] {
+  return companyIdentifiers(record).map(digestOf('company'));
 }
 
 const unique = (values: string[]) => [...new Set(values)];

@@ -130,7 +130,8 @@ export async function writeRecords<K extends LakeKind>(
     }
     const storedCopyOf = storedCopyFinder(kind, stored);
 
-    const touched: { id: string; fetchedAt: string; record: string }[] = [];
+    // `record` null: stored exactly as it comes (same text), so only its refresh queue row moves.
+    const touched: { id: string; fetchedAt: string; record: string | null }[] = [];
     const replaced: AnyRecord[] = [];
     const changes: ChangeEntry[] = [];
     // The text each record is stored as: the repositories store JSON.stringify of the record as is.
@@ -146,7 +147,7 @@ export async function writeRecords<K extends LakeKind>(
       let parsed: AnyRecord | undefined;
       const parseOld = () => (parsed ??= JSON.parse(old.record) as AnyRecord);
       if (old.id.toLowerCase() === record.id.toLowerCase() && isSameRecord(old.record, text, () => ({ old: parseOld(), next: record }))) {
-        touched.push({ id: record.id, fetchedAt: record.fetched_at, record: text });
+        touched.push({ id: record.id, fetchedAt: record.fetched_at, record: old.record === text ? null : text });
         continue;
       }
       replaced.push(record);
