@@ -37,6 +37,12 @@ export interface Parameters {
   subject: { id: string; username: string; full_name: string; seniority: string; industry: string; country: string };
   school: { name: string; alumni: number };
   fullText: string;
+  /**
+   * A query matching more than people search ranks (TEXT_TOTAL_BOUND, 1,000): on a large lake the
+   * most common title word found in at most 5% of titles (a 1% sample); on a small one (the tests'
+   * 3,000 persons) the four most common joined by `or`.
+   */
+  commonWords: string;
   industries: string[];
   /** Sort key (fetched_at::text, id) of the row about 100,000 deep in the `location: US` search. */
   deepUs: [string, string];
@@ -71,6 +77,13 @@ export async function pickParameters(knex: Knex): Promise<Parameters> {
      group by lower(school_name) order by 2 desc, 1 limit 1`,
   );
   const [named] = await sample<{ first: string; last: string }>(`record->>'first_name' as first, record->>'last_name' as last`, 3, 1);
+  const [{ n }] = await rows<{ n: number }>('select count(*)::int as n from persons');
+  const common = await rows<{ word: string }>(
+    n > 50_000
+      ? `select word from ts_stat($$select title_words from persons tablesample system (1) repeatable (13)$$)
+         where ndoc <= (select count(*) / 20 from persons tablesample system (1) repeatable (13)) order by ndoc desc, word limit 1`
+      : `select word from ts_stat($$select title_words from persons$$) order by ndoc desc, word limit 4`,
+  );
   const industries = await rows<{ industry: string }>(
     `select current_company_industry as industry from persons where current_company_industry is not null
      group by 1 order by count(*) desc, 1 limit 2`,
@@ -98,6 +111,7 @@ export async function pickParameters(knex: Knex): Promise<Parameters> {
     subject,
     school,
     fullText: `${named.first} ${named.last}`,
+    commonWords: common.map((r) => r.word).join(' or '),
     industries: industries.map((r) => r.industry),
     deepUs: [deep.t, deep.id],
     mixed,
@@ -129,6 +143,9 @@ export function readMix(p: Parameters): Entry[] {
     // The same depth by cursor: what an export reaches without a page cap.
     search('deep cursor ~100,000th', { location: 'US', per_page: 100, cursor: cursorFor('searchPeople', { location: 'US' }, p.deepUs) }),
     { ...search('full-text company name, cursor', { query: p.company.name, per_page: 10 }), followCursor: true },
+    // More matches than people search ranks (TEXT_TOTAL_BOUND): the recency walk, and its cursor.
+    search('full-text common words', { query: p.commonWords }),
+    { ...search('full-text common words, cursor', { query: p.commonWords, per_page: 10 }), followCursor: true },
     { ...search('company_id, cursor', { company_id, per_page: 10 }), followCursor: true },
     get('colleagues', '/person/colleagues', { username: p.subject.username }),
     get('similar', '/person/similar', { username: p.subject.username }),
@@ -260,10 +277,31 @@ export interface Verdict {
   took: string;
 }
 
-/** EXPLAINs one statement on `explainer` (EXPLAIN ANALYZE runs it: reads only) and judges its plan. */
-export async function explainStatement(explainer: pg.Client, statement: Statement, analyze = false): Promise<Verdict> {
+/**
+ * A statement that sets planner settings for the rest of its transaction (set_config(..., true),
+ * as db/repositories/people.ts WALK_IN_ORDER does): the statements after it in the same request
+ * are explained under the same settings.
+ */
+const PLANNER_SETTINGS = /^\s*select\s+set_config\('enable_\w+'/i;
+
+/**
+ * EXPLAINs one statement on `explainer` (EXPLAIN ANALYZE runs it: reads only) and judges its plan;
+ * under `settings` (a statement setting planner settings locally) when the app ran it so.
+ */
+export async function explainStatement(explainer: pg.Client, statement: Statement, analyze = false, settings?: string): Promise<Verdict> {
   const run = analyze && /^\s*(select|with)\b/i.test(statement.sql) && !/\b(insert|update|delete)\b/i.test(statement.sql);
-  const explained = await explainer.query(`explain (${run ? 'analyze, ' : ''}format json) ${statement.sql}`, statement.bindings);
+  let explained: pg.QueryResult;
+  if (settings) {
+    await explainer.query('begin');
+    try {
+      await explainer.query(settings);
+      explained = await explainer.query(`explain (${run ? 'analyze, ' : ''}format json) ${statement.sql}`, statement.bindings);
+    } finally {
+      await explainer.query('rollback');
+    }
+  } else {
+    explained = await explainer.query(`explain (${run ? 'analyze, ' : ''}format json) ${statement.sql}`, statement.bindings);
+  }
   const explainedPlan = (explained.rows[0]['QUERY PLAN'] as { Plan: PlanNode; 'Execution Time'?: number }[])[0];
   const root = explainedPlan.Plan;
   const nodes = planNodes(root);
@@ -314,14 +352,20 @@ export async function explainMix(opts: ExplainOptions): Promise<Checked[]> {
     results.push(checked);
     log(`EXPLAIN ${entry.name}: ${checked.summary}\n`);
     const seen = new Set<string>();
+    let settings: string | undefined;
     for (const statement of statements) {
+      if (PLANNER_SETTINGS.test(statement.sql)) {
+        settings = statement.sql;
+        continue;
+      }
+      if (/^\s*(commit|rollback)\b/i.test(statement.sql)) settings = undefined;
       if (!LAKE_TABLES.test(statement.sql)) continue;
       const id = `${statement.sql}\0${JSON.stringify(statement.bindings)}`;
       if (seen.has(id)) continue;
       seen.add(id);
       let verdict: Verdict;
       try {
-        verdict = await explainStatement(opts.explainer, statement, opts.analyze);
+        verdict = await explainStatement(opts.explainer, statement, opts.analyze, settings);
       } catch (err) {
         checked.unexplained.push(`${short(statement.sql, 110)}: ${(err as Error).message}`);
         log(`  ???  ${short(statement.sql, 110)}\n       could not be explained: ${(err as Error).message}\n`);
@@ -329,7 +373,7 @@ export async function explainMix(opts: ExplainOptions): Promise<Checked[]> {
       }
       checked.explained++;
       log(
-        `  ${verdict.verdict.padEnd(4)} ${short(statement.sql, 110)}${verdict.took}\n       ${verdict.nodes}${statement.via === 'knex' ? '' : ` [${statement.via}]`}\n`,
+        `  ${verdict.verdict.padEnd(4)} ${short(statement.sql, 110)}${verdict.took}\n       ${verdict.nodes}${statement.via === 'knex' ? '' : ` [${statement.via}]`}${settings ? ' [under its planner settings]' : ''}\n`,
       );
       if (verdict.verdict === 'FAIL') {
         const textPlan = await opts.explainer.query(`explain ${statement.sql}`, statement.bindings);
