@@ -8,10 +8,12 @@
  * - readMix: the requests.
  * - explainMix: sends each request once, captures every statement the app issues for it (knex's
  *   query events, plus the named prepared statements that go to pg directly), EXPLAINs each one
- *   that reads a lake table with its own bindings, and reports any `Seq Scan` on persons.
+ *   that reads a lake table with its own bindings, and reports any `Seq Scan` on persons (but for
+ *   a bounded count of dense matches that stops after TEXT_TOTAL_BOUND + 1 rows: a note).
  */
 import pg from 'pg';
 import type { Knex } from '../src/db/knex';
+import { TEXT_TOTAL_BOUND } from '../src/db/repositories/pages';
 import { cursorFor } from '../src/domain/paging';
 
 const API = '/api/v1';
@@ -191,6 +193,7 @@ interface PlanNode {
   'Index Cond'?: string;
   'Actual Rows'?: number;
   'Actual Loops'?: number;
+  'Plan Rows'?: number;
   Plans?: PlanNode[];
 }
 
@@ -271,7 +274,10 @@ export async function captureStatements(knex: Knex, fn: () => Promise<void>): Pr
 }
 
 export interface Verdict {
-  /** FAIL: a Seq Scan on persons; note: a Seq Scan of another table, or a whole index of persons without a Limit. */
+  /**
+   * FAIL: a Seq Scan on persons; note: a Seq Scan of another table, a whole index of persons
+   * without a Limit, or a full-text filter's bounded count read in table order (see explainStatement).
+   */
   verdict: 'FAIL' | 'note' | 'ok';
   nodes: string;
   took: string;
@@ -305,11 +311,21 @@ export async function explainStatement(explainer: pg.Client, statement: Statemen
   const explainedPlan = (explained.rows[0]['QUERY PLAN'] as { Plan: PlanNode; 'Execution Time'?: number }[])[0];
   const root = explainedPlan.Plan;
   const nodes = planNodes(root);
-  const personsScan = nodes.some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'persons');
+  const seqPersons = (n: PlanNode) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'persons';
+  // A bounded count read in table order: Aggregate > Limit (expected to stop at TEXT_TOTAL_BOUND + 1
+  // rows) > Seq Scan on persons. PostgreSQL takes it when the matches are dense (title words found in 8%
+  // of a 1M lake: 12,000 rows read to count 1,001, 23 ms, where the GIN index would first produce
+  // all 157,000 candidates, 100 ms). Noted, not failed: the page query of the same filters is
+  // judged on its own, so a lost index still fails there.
+  const limit = root.Plans?.[0];
+  const denseCount =
+    root['Node Type'] === 'Aggregate' && limit?.['Node Type'] === 'Limit' && limit['Plan Rows'] === TEXT_TOTAL_BOUND + 1 &&
+    limit.Plans?.length === 1 && seqPersons(limit.Plans[0]);
+  const personsScan = !denseCount && nodes.some(seqPersons);
   const otherScans = nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] !== 'persons');
   const wholePersons = nodes.some((n) => n['Relation Name'] === 'persons' && wholeIndex(n)) && root['Node Type'] !== 'Limit';
   return {
-    verdict: personsScan ? 'FAIL' : otherScans.length || wholePersons ? 'note' : 'ok',
+    verdict: personsScan ? 'FAIL' : otherScans.length || wholePersons || denseCount ? 'note' : 'ok',
     nodes: nodes.map(describeNode).join(' > '),
     took: explainedPlan['Execution Time'] === undefined ? '' : ` (${explainedPlan['Execution Time'].toFixed(1)} ms)`,
   };
