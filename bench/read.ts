@@ -63,7 +63,7 @@ function printParameters(p: Parameters, entries: Entry[]): void {
     `  company        ${p.company.company_id} "${p.company.name}", ${p.company.employees} current employees`,
     `  subject        ${p.subject.username} (${p.subject.id}): ${p.subject.full_name}, ${p.subject.seniority}, ${p.subject.industry}, ${p.subject.country}`,
     `  school         "${p.school.name}" (${p.school.alumni} educations)`,
-    `  full-text      "${p.fullText}"`,
+    `  full-text      "${p.fullText}"; many matches "${p.commonWords}"`,
     `  industries     ${p.industries.map((i) => `"${i}"`).join(', ')}`,
     `  bulk-enrich    ${p.mixed.length} profiles: ${p.mixed.filter((m) => m.network_url).length} network_url, ${p.mixed.filter((m) => m.username).length} username, ${p.mixed.filter((m) => m.id).length} id (4 not in the lake), first ${JSON.stringify(p.mixed[0])}`,
     `  bulk           ${p.ids.length} ids, ${p.ids[0]} .. ${p.ids[p.ids.length - 1]}`,

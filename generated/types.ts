@@ -297,10 +297,13 @@ export interface paths {
          *     array-valued filter the values combine with OR. Text filters are case-insensitive.
          *
          *     - `query` is full-text over name, title and company: every word must occur, as a whole word, in
-         *       one of them (web-search syntax: `"quoted phrase"`, `or`, `-word`). It orders results by
-         *       relevance, a name match weighing more than a title match, more than a company match. Without
-         *       it, results are ordered by most recently verified (`fetched_at` descending); ties are always
-         *       broken by `id`.
+         *       one of them (web-search syntax: `"quoted phrase"`, `or`, `-word`). When it matches at most
+         *       1,000 people (`total_relation` `eq`), results are ordered by relevance, a name match weighing
+         *       more than a title match, more than a company match. When it matches more (`total` 1000 with
+         *       `gte`), ranking them all would cost a read of every match, so results are ordered by most
+         *       recently verified instead: narrow the query or add filters to have them ranked. A cursor keeps
+         *       the order of the page it came from. Without `query`, results are ordered by most recently
+         *       verified (`fetched_at` descending); ties are always broken by `id`.
          *     - `title` words are matched independently (OR) against the current title, each as a whole word:
          *       the title is split into words at spaces and punctuation, so `engineer` matches `Senior
          *       Engineer` and `Engineer, Platform` but not `Engineering Manager`.
@@ -318,7 +321,8 @@ export interface paths {
          *     withdrawn under a privacy request are never included in any list.
          *
          *     **Paging.** `page` (1-1000, default 1), `per_page` (1-100, default 25) and `cursor` are body fields
-         *     here. `total` is exact up to 10,000 (`total_relation` says `eq` or `gte`). For exports, follow
+         *     here. `total` is exact up to 10,000, or up to 1,000 with `query` or `title` (`total_relation` says
+         *     `eq` or `gte`). For exports, follow
          *     `next_cursor` (send it as `cursor` with the same filters, without `page`): keyset paging, no page
          *     cap, every row not changed during the walk seen exactly once; a malformed cursor or one from
          *     another query is a 400 `INVALID_CURSOR`.
@@ -2126,10 +2130,10 @@ export interface components {
              */
             fetched_at: string;
         };
-        /** @description Number of matches over all pages, exact up to 10,000; see `total_relation`. */
+        /** @description Number of matches over all pages, exact up to 10,000 (up to 1,000 for a people search with `query` or `title`); see `total_relation`. */
         TotalCount: number;
         /**
-         * @description How `total` relates to the number of matches: `eq` when it is the exact count, `gte` when there are at least `total` matches. Counting stops at 10,000 matches (as Elasticsearch's `track_total_hits` does), so a `total` of 10000 with `gte` means "10,000 or more"; every match stays reachable through `next_cursor`.
+         * @description How `total` relates to the number of matches: `eq` when it is the exact count, `gte` when there are at least `total` matches. Counting stops at 10,000 matches (as Elasticsearch's `track_total_hits` does), so a `total` of 10000 with `gte` means "10,000 or more"; every match stays reachable through `next_cursor`. A people search with `query` or `title` stops at 1,000 (its matches come from a full-text index, and each counted match costs a read of its record).
          * @enum {string}
          */
         TotalRelation: "eq" | "gte";
@@ -2225,7 +2229,7 @@ export interface components {
         SeniorityFilter: components["schemas"]["Seniority"] | components["schemas"]["Seniority"][];
         /** @description People search filters. Every filter is optional and filters combine with AND; an empty object lists every indexed person. Unknown fields are rejected with 400. */
         SearchPeopleRequest: {
-            /** @description Full-text search over name, title and company: every word must occur as a whole word in one of them (web-search syntax: quoted phrases, `or`, `-word`). Orders the results by relevance (name over title over company); without it results are ordered by most recently verified (`fetched_at` descending). */
+            /** @description Full-text search over name, title and company: every word must occur as a whole word in one of them (web-search syntax: quoted phrases, `or`, `-word`). Orders the results by relevance (name over title over company) when it matches at most 1,000 people, else by most recently verified; without it results are ordered by most recently verified (`fetched_at` descending). */
             query?: string;
             /** @description Job title keywords; space-separated words are matched independently (OR) and case-insensitively against the current title, each as a whole word of it (`engineer` does not match `Engineering`). */
             title?: string;

@@ -19,6 +19,7 @@ import * as listSpeed from './20261202000300_list_speed';
 import * as listSpeedStats from './20261202000310_list_speed_stats';
 import * as importRuleSpeed from './20261202000400_import_rule_speed';
 import * as importPositionFacts from './20261203000100_import_position_facts';
+import * as countIndexOnly from './20261203000200_count_index_only';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '20261202000310_list_speed_stats': listSpeedStats,
   '20261202000400_import_rule_speed': importRuleSpeed,
   '20261203000100_import_position_facts': importPositionFacts,
+  '20261203000200_count_index_only': countIndexOnly,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

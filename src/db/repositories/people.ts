@@ -5,8 +5,19 @@
  */
 import type { Knex } from 'knex';
 import type { PersonKeyColumn } from './personRecords';
-import { listPersons, hasSchool, RECENT_ORDER, STARTED_ORDER, type PersonSearchHit } from './personHits';
-import { term, type ListResult, type Page } from './pages';
+import { listPersons, hasSchool, pageAfterTotal, RECENT_ORDER, STARTED_ORDER, type PersonSearchHit } from './personHits';
+import {
+  boundedCount,
+  pageQuery,
+  SortKeyMismatch,
+  term,
+  TEXT_TOTAL_BOUND,
+  TOTAL_BOUND,
+  totalOf,
+  type ListResult,
+  type OrderTerm,
+  type Page,
+} from './pages';
 
 export interface SubjectRow {
   id: string;
@@ -43,7 +54,34 @@ export interface PersonCriteria {
 const workedAt = (condition: string, value: string) => (sub: Knex.QueryBuilder) =>
   sub.from('person_positions as x').whereRaw(`x.person_id = p.id and not x.is_current and ${condition}`, [value]);
 
-export function searchPeople(db: Knex, c: PersonCriteria, page: Page): Promise<ListResult<PersonSearchHit>> {
+/** Relevance: the order of a search with `query` and at most TEXT_TOTAL_BOUND matches. */
+const rankOrder = (query: string): OrderTerm[] => [
+  term(`ts_rank(p.search_words, websearch_to_tsquery('simple', ?))`, 'desc', 'real', { bindings: [query] }),
+  term('p.id', 'asc', 'uuid'),
+];
+
+/**
+ * For the one statement after it in its transaction: no bitmap scan and no sequential scan, so the
+ * page is read by walking an index in the list's order (the full-text condition, which only a GIN
+ * index answers, becomes a filter on the walked rows). See searchPeople.
+ */
+export const WALK_IN_ORDER = `select set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)`;
+
+/**
+ * People search. Without `query`, most recently verified first (the recency index, walked until
+ * the page is full). With `query`, the matches are counted first (up to TEXT_TOTAL_BOUND, as with
+ * `title`), and the count chooses the order (issue 14):
+ *
+ * - up to TEXT_TOTAL_BOUND matches: by relevance (ts_rank), which ranks every match, so at most
+ *   TEXT_TOTAL_BOUND rows are visited and sorted;
+ * - more: ranking would visit every match (31,000 for a company name on a 1M lake: 760 ms), so
+ *   they come most recently verified first, walking the recency index until the page is full:
+ *   with more than TEXT_TOTAL_BOUND matches in a lake of n, a page of k costs about k * n /
+ *   TEXT_TOTAL_BOUND row visits at worst. The page query runs under WALK_IN_ORDER: the planner's
+ *   estimate for words that occur together (a company's name) is far too low (200 estimated for
+ *   4,000 on a 100k lake), and would have it collect and sort every match instead.
+ */
+export async function searchPeople(db: Knex, c: PersonCriteria, page: Page): Promise<ListResult<PersonSearchHit>> {
   const where = (qb: Knex.QueryBuilder) => {
     if (c.query !== undefined) qb.whereRaw(`p.search_words @@ websearch_to_tsquery('simple', ?)`, [c.query]);
     if (c.titleWords) {
@@ -63,11 +101,32 @@ export function searchPeople(db: Knex, c: PersonCriteria, page: Page): Promise<L
     if (pastCompanyId !== undefined) qb.whereExists(workedAt('x.company_id = ?', pastCompanyId));
     else if (pastCompany !== undefined) qb.whereExists(workedAt('lower(x.company_name) = lower(?)', pastCompany));
   };
-  const order =
-    c.query !== undefined
-      ? [term(`ts_rank(p.search_words, websearch_to_tsquery('simple', ?))`, 'desc', 'real', { bindings: [c.query] }), term('p.id', 'asc', 'uuid')]
-      : RECENT_ORDER;
-  return listPersons(db, { where, order }, page);
+  const bound = c.query !== undefined || c.titleWords !== undefined ? TEXT_TOTAL_BOUND : TOTAL_BOUND;
+  if (c.query === undefined) return listPersons(db, { where, order: RECENT_ORDER, totalBound: bound }, page);
+
+  const base = (conn: Knex) => {
+    const qb = conn.from('persons as p');
+    where(qb);
+    return qb;
+  };
+  const total = totalOf((await boundedCount(db, base(db).select(db.raw('1')), bound)) as { count: number }[], bound);
+  // A cursor's key starts with the order its first page was given in ('rank' or 'recent'), and
+  // goes on in it whatever the count says now.
+  let ranked = total.totalRelation === 'eq';
+  if (page.after) {
+    if (page.after[0] !== 'rank' && page.after[0] !== 'recent') throw new SortKeyMismatch();
+    ranked = page.after[0] === 'rank';
+  }
+  const inner: Page = { ...page, after: page.after?.slice(1) };
+  const order = ranked ? rankOrder(c.query) : RECENT_ORDER;
+  const rows = ranked
+    ? pageQuery(db, base(db).select('p.id'), order, inner)
+    : db.transaction(async (trx) => {
+        await trx.raw(WALK_IN_ORDER);
+        return pageQuery(trx, base(trx).select('p.id'), order, inner);
+      });
+  const result = await pageAfterTotal<PersonSearchHit>(db, rows, order, inner, total);
+  return { ...result, next: result.next && [ranked ? 'rank' : 'recent', ...result.next] };
 }
 
 /** Same band, industry and country as the subject; a criterion the subject has no value for is left out. */

@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
-import { boundedCount, pageQuery, splitPage, term, totalOf, type ListResult, type OrderTerm, type Page } from './pages';
+import { boundedCount, pageQuery, splitPage, term, totalOf, TOTAL_BOUND, type ListResult, type OrderTerm, type Page } from './pages';
 
 export type PersonSearchHit = components['schemas']['PersonSearchHit'];
 
@@ -53,6 +53,8 @@ export interface ListSpec {
   order: OrderTerm[];
   extra?: HitExtra;
   matches?: () => Knex.QueryBuilder;
+  /** Counting stops here (pages.ts TOTAL_BOUND by default). */
+  totalBound?: number;
 }
 
 type PageRow = { id: string; ordinal?: number };
@@ -64,7 +66,7 @@ export async function listPersons<T = PersonSearchHit>(db: Knex, spec: ListSpec,
     return qb;
   };
   const rows = pageQuery(db, base().select('p.id'), spec.order, page);
-  return pageWithTotal(db, rows, spec.order, page, spec.matches?.() ?? base().select(db.raw('1')), spec.extra);
+  return pageWithTotal(db, rows, spec.order, page, spec.matches?.() ?? base().select(db.raw('1')), spec.extra, spec.totalBound);
 }
 
 /** Runs a page query (pages.ts pageQuery) and the bounded count side by side, then builds the hits. */
@@ -75,13 +77,27 @@ export async function pageWithTotal<T>(
   page: Page,
   matches: Knex.QueryBuilder,
   extra?: HitExtra,
+  bound = TOTAL_BOUND,
 ): Promise<ListResult<T>> {
   const [rows, count] = await Promise.all([
     rowsQuery as Promise<(PageRow & Record<string, unknown>)[]>,
-    boundedCount(db, matches) as Promise<{ count: number }[]>,
+    boundedCount(db, matches, bound) as Promise<{ count: number }[]>,
   ]);
   const split = splitPage(rows, order, page);
-  return { rows: await hitsOf<T>(db, split.rows, extra), next: split.next, ...totalOf(count) };
+  return { rows: await hitsOf<T>(db, split.rows, extra), next: split.next, ...totalOf(count, bound) };
+}
+
+/** The page of a list whose total is already known (counted first, to choose the page's plan). */
+export async function pageAfterTotal<T>(
+  db: Knex,
+  rowsQuery: PromiseLike<unknown>,
+  order: OrderTerm[],
+  page: Page,
+  total: Pick<ListResult<T>, 'total' | 'totalRelation'>,
+): Promise<ListResult<T>> {
+  const rows = (await rowsQuery) as (PageRow & Record<string, unknown>)[];
+  const split = splitPage(rows, order, page);
+  return { rows: await hitsOf<T>(db, split.rows), next: split.next, ...total };
 }
 
 /** The hits of one page, in the page's order; records are read for these rows only. */
