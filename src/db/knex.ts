@@ -282,16 +282,20 @@ export function createKnex(connectionString: string, poolMax = 10, timeouts?: Da
  * every other statement: the server's statement_timeout and the client's guard timer, which
  * closes a connection the server does not answer on (GuardedClientPg.prepared).
  */
-export async function preparedQuery<R>(db: Knex, name: string, text: string, values: unknown[]): Promise<R[]> {
+export function preparedQuery<R>(db: Knex, name: string, text: string, values: unknown[]): Promise<R[]> {
+  const client = db.client as unknown as { prepared?<T>(name: string, text: string, values: unknown[]): Promise<T[]> };
+  // createKnex's client: straight to pg on a connection of its pool, with the same guard.
+  if (!db.isTransaction && client.prepared) return client.prepared<R>(name, text, values);
+  return preparedQueryThroughKnex<R>(db, name, text, values);
+}
+
+async function preparedQueryThroughKnex<R>(db: Knex, name: string, text: string, values: unknown[]): Promise<R[]> {
   if (db.isTransaction) return (await db.raw(text.replace(/\$[0-9]+/g, '?'), values as Knex.RawBinding[])).rows as R[];
   const client = db.client as unknown as {
-    prepared?<T>(name: string, text: string, values: unknown[]): Promise<T[]>;
     acquireConnection(): Promise<unknown>;
     releaseConnection(c: unknown): Promise<void>;
     _query(c: unknown, q: KnexQuery): Promise<KnexQuery>;
   };
-  // createKnex's client: straight to pg on a connection of its pool, with the same guard.
-  if (client.prepared) return client.prepared<R>(name, text, values);
   const connection = await client.acquireConnection();
   try {
     const done = await client._query(connection, { sql: text, bindings: values, options: { name } });

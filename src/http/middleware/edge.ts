@@ -114,7 +114,15 @@ export function quotasJson(q: QuotaState): string {
 }
 
 function windowJson(w: QuotaState['workspace']): string {
-  return `{"limit":${jsonNumber(w.limit)},"remaining":${jsonNumber(w.remaining)},"reset_at":"${w.resetAt.toISOString()}"}`;
+  return `{"limit":${jsonNumber(w.limit)},"remaining":${jsonNumber(w.remaining)},"reset_at":"${isoTime(w.resetAt)}"}`;
+}
+
+/** A window ends at the same instant for every request in it: its ISO text is formatted once. */
+let lastIso = { ms: NaN, text: '' };
+function isoTime(at: Date): string {
+  const ms = at.getTime();
+  if (ms !== lastIso.ms) lastIso = { ms, text: at.toISOString() };
+  return lastIso.text;
 }
 
 function jsonNumber(n: number): string {
