@@ -68,10 +68,16 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
         // The body is written here as JSON text with its Content-Type set first, so neither Koa's
         // type lookup (mime-types) nor its own JSON.stringify runs; the bytes are the same.
         res.setHeader('Content-Type', JSON_TYPE);
+        // (The request id is `req_` and hex digits: nothing in it needs escaping.)
+        const envelopeJson = `"quotas":${quotasJson(quotas)},"metadata":{"request_id":"${requestId}","execution_ms":${executionMs}}}`;
         if (body.data instanceof RawJson && hasOnlyData(body)) {
           // The single-record answer (lookups): its envelope written directly, the record spliced in.
-          // (The request id is `req_` and hex digits: nothing in it needs escaping.)
-          ctx.body = `{"data":${body.data.text},"quotas":${quotasJson(quotas)},"metadata":{"request_id":"${requestId}","execution_ms":${executionMs}}}`;
+          ctx.body = `{"data":${body.data.text},${envelopeJson}`;
+        } else if (!(body.data instanceof RawJson) && isSimpleBody(body) && !containsRawJson(body)) {
+          // JSON.stringify({ ...body, quotas, metadata }) without the copy: the body's own text,
+          // the envelope's members appended.
+          const text = JSON.stringify(body);
+          ctx.body = text === '{}' ? `{${envelopeJson}` : `${text.slice(0, -1)},${envelopeJson}`;
         } else {
           const { data, ...rest } = body;
           const envelope = { quotas: serializeQuotas(quotas), metadata: { request_id: requestId, execution_ms: executionMs } };
@@ -133,6 +139,11 @@ function jsonNumber(n: number): string {
 function newRequestId(): string {
   const u = randomUUID();
   return `req_${u.slice(0, 8)}${u.slice(9, 13)}${u.slice(14, 18)}${u.slice(19, 23)}${u.slice(24)}`;
+}
+
+/** A body whose own members the envelope can follow as text: no `quotas` or `metadata` of its own to replace, no toJSON. */
+function isSimpleBody(body: Record<string, unknown>): boolean {
+  return !Object.hasOwn(body, 'quotas') && !Object.hasOwn(body, 'metadata') && typeof body.toJSON !== 'function';
 }
 
 /** Whether `data` is the body's one own enumerable member. */
