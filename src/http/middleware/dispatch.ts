@@ -13,6 +13,7 @@ import { routedMethod } from './route';
 import type { AppContext, Step } from '../state';
 import type { HandlerResult, OperationHandler, OperationHandlers, OperationId, ValidatedRequest } from '../handlers/types';
 import { validationMessage } from '../validationMessage';
+import { requestQuery } from '../query';
 
 /**
  * Operations whose body items are checked one by one by the domain (a bad item answers 400 in its
@@ -118,7 +119,7 @@ export function dispatch(api: OpenAPIBackend, handlers: OperationHandlers): Step
   return (ctx) => {
     const operation = ctx.state.operation;
     if (!operation) return;
-    const rawQuery = ctx.query;
+    const rawQuery = requestQuery(ctx);
     precheck(operation, rawQuery, ctx.state.body);
     const plan = plans.get(operation);
     const validation: Validation = plan
