@@ -73,11 +73,14 @@ function guardedClientClass(timeouts: DatabaseTimeouts | undefined): KnexClientC
     acquireConnection(): Promise<Tracked>;
     releaseConnection(c: Tracked): Promise<void>;
     destroy(callback?: () => void): Promise<void>;
+    initializePool(config?: unknown): void;
   };
   const guardMs = timeouts ? timeouts.statementTimeoutMs + GUARD_MARGIN_MS : 0;
   class GuardedClientPg extends ClientPg {
     private warm: { connection: Tracked; at: number }[] = [];
     private trimTimer: NodeJS.Timeout | undefined;
+    /** Set by destroy(): the pool then waits for every connection, so none may stay in the stack. */
+    private destroying = false;
 
     async _acquireOnlyConnection(): Promise<Tracked> {
       let connection: Tracked;
@@ -155,7 +158,7 @@ function guardedClientClass(timeouts: DatabaseTimeouts | undefined): KnexClientC
     putBack(connection: Tracked): void {
       const pool = this.tarn;
       if (!pool) return;
-      if (unusable(connection) || pool.numPendingAcquires() > 0) {
+      if (this.destroying || unusable(connection) || pool.numPendingAcquires() > 0) {
         pool.release(connection);
         return;
       }
@@ -180,7 +183,14 @@ function guardedClientClass(timeouts: DatabaseTimeouts | undefined): KnexClientC
       }
     }
 
+    /** knex.initialize() after destroy() makes a new pool: the stack serves again. */
+    initializePool(config?: unknown): void {
+      this.destroying = false;
+      base.initializePool.call(this, config);
+    }
+
     async destroy(callback?: () => void): Promise<void> {
+      this.destroying = true;
       this.trim(Infinity);
       return base.destroy.call(this, callback);
     }
