@@ -1,9 +1,10 @@
 /**
  * createApp builds the Koa application from its dependencies and never listens, so tests drive it
- * through app.callback() and main.ts owns the socket. Middleware order (outermost first):
- * metrics + request counter -> edge (request id, errors, envelope) -> non-contract routes (/metrics) -> route
- * (404/405) -> authenticate (401/402) -> rate limit (429) -> JSON body (413/415) -> dispatch
- * (validation 400, handler).
+ * through app.callback() and main.ts owns the socket. Two Koa middleware: edge (request id,
+ * errors, envelope, metrics and the request counter), then either the non-contract routes
+ * (/metrics, /docs, /dashboard) or, under the API root, the API's steps in order: route (404/405)
+ * -> authenticate (401/402) -> rate limit (429) -> JSON body (413/415) -> dispatch (validation 400,
+ * handler).
  */
 import Koa from 'koa';
 import type Redis from 'ioredis';
@@ -14,7 +15,7 @@ import { Authenticator } from './domain/auth/authenticator';
 import { Coalescer } from './domain/live/coalesce';
 import { NoLiveSource, type LiveSource } from './domain/live/source';
 import { RateLimits } from './domain/ratelimit/rateLimits';
-import { API_ROOT, createContract } from './http/contract';
+import { createContract } from './http/contract';
 import { operationHandlers, registrations } from './http/handlers';
 import { loadServerKeys } from './domain/webhooks/secrets';
 import { systemResolver, type ResolveHost } from './domain/webhooks/ssrf';
@@ -23,13 +24,13 @@ import { jsonBody } from './http/middleware/body';
 import { dispatch } from './http/middleware/dispatch';
 import { edge } from './http/middleware/edge';
 import { rateLimit } from './http/middleware/rateLimit';
-import { route } from './http/middleware/route';
+import { isApiPath, route } from './http/middleware/route';
 import { Metrics } from './http/metrics';
 import { operationalRoutes } from './http/routes/operational';
 import { dashboardRoutes } from './http/routes/dashboard';
 import { RequestCounter } from './http/requestCounter';
 import { sessionAuthenticator } from './http/session';
-import type { RequestState } from './http/state';
+import { runSteps, type RequestState, type Step } from './http/state';
 import type { Middleware } from 'koa';
 
 export interface AppDeps {
@@ -112,23 +113,23 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.silent = true;
   const metrics = deps.metrics ?? new Metrics();
   const requestCounter = new RequestCounter(knex, { flushMs: config.usageFlushMs, logger });
-  // Outermost, so both see the final status that edge() gives errors; one frame for the two.
-  koa.use(async (ctx, next) => {
-    const started = process.hrtime.bigint();
-    try {
-      await next();
-    } finally {
-      requestCounter.countAnswer(ctx);
-      metrics.observeRequest(ctx, started);
-    }
-  });
-  koa.use(edge({ logger, rateLimits, anonymousRateLimit: config.anonymousRateLimit }));
-  koa.use(outsideApi(operationalRoutes(metrics).routes() as Middleware<RequestState>, dashboardRoutes().routes() as Middleware<RequestState>));
-  koa.use(route(api));
-  koa.use(authenticate({ authenticator, rateLimits, authFailureLimit: config.authFailureLimit, session: sessionAuthenticator(knex, { publicOrigin: config.publicOrigin }) }));
-  koa.use(rateLimit({ rateLimits, anonymousRateLimit: config.anonymousRateLimit }));
-  koa.use(jsonBody(config.bodyLimitBytes));
-  koa.use(dispatch(api, handlers));
+  // Outermost: request id, errors, envelope, and (with the final status) metrics and usage counts.
+  koa.use(edge({ logger, rateLimits, anonymousRateLimit: config.anonymousRateLimit, metrics, requestCounter }));
+  // The API's pipeline runs as plain steps (state.ts runSteps), not as Koa middleware frames.
+  const apiSteps = [
+    route(api),
+    authenticate({ authenticator, rateLimits, authFailureLimit: config.authFailureLimit, session: sessionAuthenticator(knex, { publicOrigin: config.publicOrigin }) }),
+    rateLimit({ rateLimits, anonymousRateLimit: config.anonymousRateLimit }),
+    jsonBody(config.bodyLimitBytes),
+    dispatch(api, handlers),
+  ];
+  koa.use(
+    apiOrOutside(
+      apiSteps,
+      operationalRoutes(metrics).routes() as Middleware<RequestState>,
+      dashboardRoutes().routes() as Middleware<RequestState>,
+    ),
+  );
 
   return {
     koa,
@@ -146,10 +147,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
 }
 
 /**
- * The non-contract routes (/metrics, /docs, /openapi.*, /dashboard) are all outside the API root:
- * requests under it skip their routers' matching, which would otherwise run on every API call.
+ * Requests under the API root run the API's steps; the non-contract routes (/metrics, /docs,
+ * /openapi.*, /dashboard) are all outside it, so API requests skip their routers' matching.
  */
-function outsideApi(first: Middleware<RequestState>, second: Middleware<RequestState>): Middleware<RequestState> {
-  return (ctx, next) =>
-    ctx.path === API_ROOT || ctx.path.startsWith(`${API_ROOT}/`) ? next() : first(ctx, () => second(ctx, next));
+function apiOrOutside(steps: readonly Step[], first: Middleware<RequestState>, second: Middleware<RequestState>): Middleware<RequestState> {
+  return (ctx, next) => (isApiPath(ctx.path) ? runSteps(ctx, steps) : first(ctx, () => second(ctx, next)));
 }

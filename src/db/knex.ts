@@ -39,22 +39,53 @@ type KnexClientClass = new (config: Knex.Config) => Knex.Client;
 const LOST = Symbol('connection lost');
 type Tracked = PgConnection & { [LOST]?: boolean };
 
+/** The parts of tarn's pool (knex's pool) the warm stack talks to. */
+interface TarnPool {
+  release(resource: unknown): boolean;
+  numPendingAcquires(): number;
+}
+
+/** How long a connection may sit in the warm stack before it goes back to the pool (and its idle reaping). */
+const WARM_IDLE_MS = 1000;
+
 /**
  * knex's PostgreSQL client with the failures of the database turned into DatabaseUnavailableError
  * (errors/classifyDatabaseError): a connection that cannot be made, a query the server does not
  * answer within the guard, a connection lost mid-query, a pool that has no connection to give.
  * SQL errors the server reports (SQLSTATE) pass through untouched.
+ *
+ * In front of knex's pool (tarn) sits a **warm stack** of connections released while nobody was
+ * waiting for one: the next acquire takes one from it at once, without tarn's per-acquire work
+ * (two timed pending operations, an asynchronous validation, several promise chains: the largest
+ * share of a prepared lookup's database-side CPU in the process). A connection goes back to the
+ * pool itself when someone is waiting in it (so the pool's queue is served first and nothing
+ * starves), when it was lost (the pool's validation then destroys it), and after WARM_IDLE_MS
+ * unused (so the pool's idle reaping still applies). Connections in the stack count as in use for
+ * the pool, so its maximum still bounds them all; destroy() hands them back first.
  */
 function guardedClientClass(timeouts: DatabaseTimeouts | undefined): KnexClientClass {
   // The dialect class is not part of knex's typings; it is the class knex uses for client: 'pg'.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ClientPg = require('knex/lib/dialects/postgres') as KnexClientClass;
+  const base = ClientPg.prototype as unknown as {
+    _acquireOnlyConnection(): Promise<Tracked>;
+    _query(c: Tracked, o: KnexQuery): Promise<KnexQuery>;
+    acquireConnection(): Promise<Tracked>;
+    releaseConnection(c: Tracked): Promise<void>;
+    destroy(callback?: () => void): Promise<void>;
+    initializePool(config?: unknown): void;
+  };
   const guardMs = timeouts ? timeouts.statementTimeoutMs + GUARD_MARGIN_MS : 0;
   class GuardedClientPg extends ClientPg {
+    private warm: { connection: Tracked; at: number }[] = [];
+    private trimTimer: NodeJS.Timeout | undefined;
+    /** Set by destroy(): the pool then waits for every connection, so none may stay in the stack. */
+    private destroying = false;
+
     async _acquireOnlyConnection(): Promise<Tracked> {
       let connection: Tracked;
       try {
-        connection = await (ClientPg.prototype as unknown as { _acquireOnlyConnection(): Promise<Tracked> })._acquireOnlyConnection.call(this);
+        connection = await base._acquireOnlyConnection.call(this);
       } catch (err) {
         // A server that answers "no" (wrong password, unknown database) is a configuration error,
         // shown as such; anything else (refused, reset, handshake timed out) is an outage.
@@ -70,14 +101,13 @@ function guardedClientClass(timeouts: DatabaseTimeouts | undefined): KnexClientC
     }
 
     _query(connection: Tracked, obj: KnexQuery): Promise<KnexQuery> {
-      const run = (ClientPg.prototype as unknown as { _query(c: Tracked, o: KnexQuery): Promise<KnexQuery> })._query.call(this, connection, obj);
+      const run = base._query.call(this, connection, obj);
       if (!guardMs) return run.catch((err) => Promise.reject(lostOrSql(connection, err)));
       return new Promise<KnexQuery>((resolve, reject) => {
         const timer = setTimeout(() => {
           // The server did not answer: the connection is unusable (its reply may still come, out
           // of step with the next query), so it is closed and the pool replaces it.
-          connection[LOST] = true;
-          connection.connection.stream.destroy();
+          giveUp(connection);
           reject(new DatabaseUnavailableError('timeout'));
         }, guardMs);
         run.then(
@@ -93,16 +123,135 @@ function guardedClientClass(timeouts: DatabaseTimeouts | undefined): KnexClientC
       });
     }
 
+    /** knex's pool (tarn): undefined once destroyed. */
+    private get tarn(): TarnPool | undefined {
+      return (this as unknown as { pool?: TarnPool }).pool;
+    }
+
+    /** A connection from the warm stack, if one is there and usable (no promise, no pool work). */
+    takeWarm(): Tracked | undefined {
+      while (this.warm.length) {
+        const { connection } = this.warm.pop()!;
+        if (!unusable(connection)) return connection;
+        this.tarn?.release(connection);
+      }
+      return undefined;
+    }
+
     async acquireConnection(): Promise<Tracked> {
+      const warm = this.takeWarm();
+      if (warm) return warm;
       try {
-        return (await (ClientPg.prototype as unknown as { acquireConnection(): Promise<Tracked> }).acquireConnection.call(this)) as Tracked;
+        return await base.acquireConnection.call(this);
       } catch (err) {
         if (err instanceof KnexTimeoutError) throw new DatabaseUnavailableError('pool_timeout', err);
         throw err;
       }
     }
+
+    releaseConnection(connection: Tracked): Promise<void> {
+      this.putBack(connection);
+      return Promise.resolve();
+    }
+
+    /** Back to the warm stack, or to the pool when someone waits there (or the connection is lost). */
+    putBack(connection: Tracked): void {
+      const pool = this.tarn;
+      if (!pool) return;
+      if (this.destroying || unusable(connection) || pool.numPendingAcquires() > 0) {
+        pool.release(connection);
+        return;
+      }
+      this.warm.push({ connection, at: Date.now() });
+      if (!this.trimTimer) {
+        this.trimTimer = setInterval(() => this.trim(Date.now() - WARM_IDLE_MS), WARM_IDLE_MS);
+        this.trimTimer.unref();
+      }
+    }
+
+    /** Connections unused since `before` (all of them for Infinity) go back to the pool. */
+    private trim(before: number): void {
+      const keep: { connection: Tracked; at: number }[] = [];
+      for (const entry of this.warm) {
+        if (entry.at < before || unusable(entry.connection)) this.tarn?.release(entry.connection);
+        else keep.push(entry);
+      }
+      this.warm = keep;
+      if (!keep.length && this.trimTimer) {
+        clearInterval(this.trimTimer);
+        this.trimTimer = undefined;
+      }
+    }
+
+    /** knex.initialize() after destroy() makes a new pool: the stack serves again. */
+    initializePool(config?: unknown): void {
+      this.destroying = false;
+      base.initializePool.call(this, config);
+    }
+
+    async destroy(callback?: () => void): Promise<void> {
+      this.destroying = true;
+      this.trim(Infinity);
+      return base.destroy.call(this, callback);
+    }
+
+    /**
+     * A named statement on a pooled connection, straight to pg: one promise, one guard timer, no
+     * knex query object (its options merge) and no copy of the query config by pg.
+     */
+    prepared<R>(name: string, text: string, values: unknown[]): Promise<R[]> {
+      const warm = this.takeWarm();
+      if (warm) return this.runPrepared<R>(warm, name, text, values);
+      return this.acquireConnection().then((connection) => this.runPrepared<R>(connection, name, text, values));
+    }
+
+    private runPrepared<R>(connection: Tracked, name: string, text: string, values: unknown[]): Promise<R[]> {
+      return new Promise<R[]>((resolve, reject) => {
+        let settled = false;
+        const timer = guardMs
+          ? setTimeout(() => {
+              settled = true;
+              giveUp(connection);
+              this.putBack(connection);
+              reject(new DatabaseUnavailableError('timeout'));
+            }, guardMs)
+          : undefined;
+        // A Query built from the text (pg copies a config object on every call; a string it does not).
+        const query = new PgQuery(text, values, (err: unknown, result: { rows: R[] }) => {
+          if (settled) return;
+          settled = true;
+          if (timer) clearTimeout(timer);
+          this.putBack(connection);
+          if (err) reject(lostOrSql(connection, err));
+          else resolve(result.rows);
+        });
+        query.name = name;
+        try {
+          connection.query(query as never);
+        } catch (err) {
+          settled = true;
+          if (timer) clearTimeout(timer);
+          this.putBack(connection);
+          reject(lostOrSql(connection, err));
+        }
+      });
+    }
   }
   return GuardedClientPg as unknown as KnexClientClass;
+}
+
+type PgQueryInstance = { name?: string };
+// pg's Query class (exported at runtime, not in its typings as a constructor with a callback).
+const PgQuery = (pg as unknown as { Query: new (text: string, values: unknown[], cb: (err: unknown, result: never) => void) => PgQueryInstance }).Query;
+
+/** The server did not answer in time: mark the connection lost and close it (the pool replaces it). */
+function giveUp(connection: Tracked): void {
+  connection[LOST] = true;
+  connection.connection.stream.destroy();
+}
+
+function unusable(connection: Tracked): boolean {
+  return Boolean(connection[LOST] || (connection as { __knex__disposed?: unknown }).__knex__disposed);
 }
 
 /** A query error: the server's own (SQLSTATE) as is; a driver error on a dead connection is an outage. */
@@ -139,10 +288,18 @@ export function createKnex(connectionString: string, poolMax = 10, timeouts?: Da
 /**
  * A named (server-side prepared) statement on a pooled connection, for the hot single-row lookups:
  * PostgreSQL parses and plans it once per connection instead of on every request, which on a
- * machine shared with the server is CPU taken from the requests themselves. It runs through the
- * client's guarded query path like every other statement.
+ * machine shared with the server is CPU taken from the requests themselves. It is bounded like
+ * every other statement: the server's statement_timeout and the client's guard timer, which
+ * closes a connection the server does not answer on (GuardedClientPg.prepared).
  */
-export async function preparedQuery<R>(db: Knex, name: string, text: string, values: unknown[]): Promise<R[]> {
+export function preparedQuery<R>(db: Knex, name: string, text: string, values: unknown[]): Promise<R[]> {
+  const client = db.client as unknown as { prepared?<T>(name: string, text: string, values: unknown[]): Promise<T[]> };
+  // createKnex's client: straight to pg on a connection of its pool, with the same guard.
+  if (!db.isTransaction && client.prepared) return client.prepared<R>(name, text, values);
+  return preparedQueryThroughKnex<R>(db, name, text, values);
+}
+
+async function preparedQueryThroughKnex<R>(db: Knex, name: string, text: string, values: unknown[]): Promise<R[]> {
   if (db.isTransaction) return (await db.raw(text.replace(/\$[0-9]+/g, '?'), values as Knex.RawBinding[])).rows as R[];
   const client = db.client as unknown as {
     acquireConnection(): Promise<unknown>;

@@ -44,13 +44,7 @@ function collectStoppableDefaultMetrics(register: Registry): () => void {
 
 export class Metrics {
   readonly registry = new Registry();
-  private readonly duration = new Histogram({
-    name: 'enrich_http_request_duration_seconds',
-    help: 'Time to answer an HTTP request, by contract operation and status',
-    labelNames: ['operation', 'status'],
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [this.registry],
-  });
+  private readonly duration = new RequestDurations(this.registry);
   readonly rateLimited = new Counter({
     name: 'enrich_rate_limited_total',
     help: 'Requests refused with 429',
@@ -143,23 +137,16 @@ export class Metrics {
     breaker: (state: BreakerState) => this.breakerOpen.set(state === 'closed' ? 0 : 1),
   };
 
-  private readonly children = new Map<string, { observe(seconds: number): void }>();
-
   /**
-   * Observes a request once it is answered, errors included (called outside edge, so with the
-   * final status). The labelled child of each (operation, status) pair is looked up once and kept:
-   * prom-client's labelled timer merges and validates a label object on every call.
+   * Observes a request once it is answered, errors included (called by the edge, so with the final
+   * status). Each (operation, status) pair's series is looked up once and kept, and an observation
+   * is two additions (RequestDurations): prom-client's labelled child validates and hashes its
+   * labels on every call.
    */
   observeRequest(ctx: AppContext, startedNs: bigint): void {
     const operation = ctx.state.operation?.operationId ?? (ctx.state.raw ? 'non_contract' : 'unmatched');
     const status = ctx.status;
-    const key = `${operation} ${status}`;
-    let child = this.children.get(key);
-    if (!child) {
-      child = this.duration.labels({ operation, status: String(status) });
-      this.children.set(key, child);
-    }
-    child.observe(Number(process.hrtime.bigint() - startedNs) / 1e9);
+    this.duration.series(operation, status).observe(Number(process.hrtime.bigint() - startedNs) / 1e9);
     if (status === 429) this.rateLimited.inc();
   }
 
@@ -173,5 +160,78 @@ export class Metrics {
         this.observeRequest(ctx, started);
       }
     };
+  }
+}
+
+const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+/** One (operation, status) series of the request-duration histogram. */
+class DurationSeries {
+  /** Observations per bucket (not cumulative; the last slot is above every bound). */
+  readonly counts = new Array<number>(DURATION_BUCKETS.length + 1).fill(0);
+  sum = 0;
+  count = 0;
+
+  constructor(readonly labels: { operation: string; status: string }) {}
+
+  observe(seconds: number): void {
+    let i = 0;
+    while (i < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[i]) i++;
+    this.counts[i]++;
+    this.sum += seconds;
+    this.count++;
+  }
+}
+
+/**
+ * enrich_http_request_duration_seconds: the histogram prom-client's Histogram would keep, with the
+ * same buckets, series and exposition (the registry formats what get() returns exactly as it
+ * formats a Histogram's), but observed without a label object per request.
+ */
+class RequestDurations {
+  readonly name = 'enrich_http_request_duration_seconds';
+  readonly help = 'Time to answer an HTTP request, by contract operation and status';
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  private readonly byOperation = new Map<string, Map<number, DurationSeries>>();
+
+  constructor(registry: Registry) {
+    registry.registerMetric(this as never);
+  }
+
+  series(operation: string, status: number): DurationSeries {
+    let byStatus = this.byOperation.get(operation);
+    if (!byStatus) {
+      byStatus = new Map();
+      this.byOperation.set(operation, byStatus);
+    }
+    let series = byStatus.get(status);
+    if (!series) {
+      series = new DurationSeries({ operation, status: String(status) });
+      byStatus.set(status, series);
+    }
+    return series;
+  }
+
+  get() {
+    const bucket = `${this.name}_bucket`;
+    const values: { value: number; metricName: string; exemplar?: null; labels: Record<string, string | number> }[] = [];
+    for (const byStatus of this.byOperation.values()) {
+      for (const s of byStatus.values()) {
+        let cumulative = 0;
+        DURATION_BUCKETS.forEach((le, i) => {
+          cumulative += s.counts[i];
+          values.push({ value: cumulative, metricName: bucket, exemplar: null, labels: { le, ...s.labels } });
+        });
+        values.push({ value: s.count, metricName: bucket, exemplar: null, labels: { le: '+Inf', ...s.labels } });
+        values.push({ value: s.sum, metricName: `${this.name}_sum`, labels: { ...s.labels } });
+        values.push({ value: s.count, metricName: `${this.name}_count`, labels: { ...s.labels } });
+      }
+    }
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
+
+  reset(): void {
+    this.byOperation.clear();
   }
 }

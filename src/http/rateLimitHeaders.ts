@@ -5,16 +5,18 @@ import type { QuotaState, WindowState } from '../domain/ratelimit/rateLimits';
  * RateLimit-Policy, and in RateLimit the window that will stop requests first.
  */
 export function rateLimitHeaders(q: QuotaState, windowSeconds: number): Record<string, string> {
-  const now = Date.now();
-  const secondsLeft = (w: WindowState) => Math.max(0, Math.ceil((w.resetAt.getTime() - now) / 1000));
-  const policies = [`"workspace";q=${q.workspace.limit};w=${windowSeconds}`];
-  let tightest: [string, WindowState] = ['workspace', q.workspace];
-  if (q.member) {
-    policies.push(`"member";q=${q.member.limit};w=${windowSeconds}`);
-    if (q.member.remaining < q.workspace.remaining) tightest = ['member', q.member];
-  }
-  return {
-    'RateLimit-Policy': policies.join(', '),
-    RateLimit: `"${tightest[0]}";r=${tightest[1].remaining};t=${secondsLeft(tightest[1])}`,
-  };
+  return { 'RateLimit-Policy': rateLimitPolicy(q, windowSeconds), RateLimit: rateLimitRemaining(q, Date.now()) };
+}
+
+/** The RateLimit-Policy field: every window's quota. */
+export function rateLimitPolicy(q: QuotaState, windowSeconds: number): string {
+  const workspace = `"workspace";q=${q.workspace.limit};w=${windowSeconds}`;
+  return q.member ? `${workspace}, "member";q=${q.member.limit};w=${windowSeconds}` : workspace;
+}
+
+/** The RateLimit field: the window that will stop requests first, what it has left and for how long. */
+export function rateLimitRemaining(q: QuotaState, now: number): string {
+  const member = q.member && q.member.remaining < q.workspace.remaining ? q.member : undefined;
+  const w: WindowState = member ?? q.workspace;
+  return `"${member ? 'member' : 'workspace'}";r=${w.remaining};t=${Math.max(0, Math.ceil((w.resetAt.getTime() - now) / 1000))}`;
 }

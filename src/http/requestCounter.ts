@@ -26,7 +26,8 @@ function statusClass(status: number): CountRow['status_class'] {
 
 export class RequestCounter {
   private counts = new Map<string, number>();
-  private lastUsed = new Map<string, Date>();
+  /** Key id -> last use, in ms since the epoch. */
+  private lastUsed = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   /** The UTC day of the last request and the span of time it covers (formatted once a day, not per request). */
@@ -46,7 +47,7 @@ export class RequestCounter {
   /** Counts an answered request of an authenticated caller (with its final status). */
   countAnswer(ctx: AppContext): void {
     const p = ctx.state.principal;
-    if (p) this.record(p.workspaceId, p.keyId, ctx.status);
+    if (p) this.count(p.workspaceId, p.keyId, ctx.status, Date.now());
   }
 
   middleware(): Middleware<RequestState> {
@@ -60,16 +61,19 @@ export class RequestCounter {
   }
 
   record(workspaceId: string, keyId: string, status: number, at = new Date()): void {
-    const key = `${workspaceId}|${this.dayOf(at)}|${statusClass(status)}`;
-    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
-    if (keyId) this.lastUsed.set(keyId, at);
+    this.count(workspaceId, keyId, status, at.getTime());
   }
 
-  private dayOf(at: Date): string {
-    const t = at.getTime();
+  private count(workspaceId: string, keyId: string, status: number, t: number): void {
+    const key = `${workspaceId}|${this.dayOf(t)}|${statusClass(status)}`;
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+    if (keyId) this.lastUsed.set(keyId, t);
+  }
+
+  private dayOf(t: number): string {
     if (t < this.day.from || t >= this.day.to) {
       const from = t - (((t % DAY_MS) + DAY_MS) % DAY_MS);
-      this.day = { text: at.toISOString().slice(0, 10), from, to: from + DAY_MS };
+      this.day = { text: new Date(t).toISOString().slice(0, 10), from, to: from + DAY_MS };
     }
     return this.day.text;
   }
@@ -93,7 +97,7 @@ export class RequestCounter {
     try {
       await this.db.transaction(async (trx) => {
         await addRequestCounts(trx, rows);
-        await setKeysLastUsed(trx, [...lastUsed].map(([key_id, at]) => ({ key_id, at })));
+        await setKeysLastUsed(trx, [...lastUsed].map(([key_id, at]) => ({ key_id, at: new Date(at) })));
       });
     } catch (err) {
       // Keep the batch for the next flush, unless too much is pending already.

@@ -20,3 +20,18 @@ export interface RequestState {
 }
 
 export type AppContext = ParameterizedContext<RequestState>;
+
+/**
+ * One stage of the API's request pipeline (route, authenticate, rate limit, body, dispatch): it
+ * reads and fills ctx.state, throws to answer an error, and returns a promise only when it has to
+ * wait for something. runSteps runs them in order without a middleware frame, a `next` closure or
+ * a promise per stage (koa-compose gives each middleware all three).
+ */
+export type Step = (ctx: AppContext) => void | Promise<void>;
+
+export function runSteps(ctx: AppContext, steps: readonly Step[], from = 0): void | Promise<void> {
+  for (let i = from; i < steps.length; i++) {
+    const pending = steps[i](ctx);
+    if (pending instanceof Promise) return i + 1 < steps.length ? pending.then(() => runSteps(ctx, steps, i + 1)) : pending;
+  }
+}

@@ -1,4 +1,5 @@
 import {
+  apiKeyCacheKey,
   bearerToken,
   displayPrefix,
   generateApiKey,
@@ -16,6 +17,12 @@ describe('API keys', () => {
     expect(isWellFormedApiKey(key)).toBe(true);
     expect(prefix).toBe(key.slice(0, 14));
     expect(hash.equals(hashApiKey(key))).toBe(true);
+  });
+
+  it('the cache key is the stored hash in base64 (the authenticator\'s cache and its invalidations agree)', () => {
+    for (const key of [generateApiKey().key, 'ik_live_' + 'a'.repeat(32), 'x']) {
+      expect(apiKeyCacheKey(key)).toBe(hashApiKey(key).toString('base64'));
+    }
   });
 
   it('a mistyped or made-up key fails its checksum (refused without a lookup)', () => {

@@ -26,4 +26,24 @@ describe('Metrics', () => {
     expect(text).toMatch(/^# TYPE nodejs_gc_duration_seconds histogram/m);
     metrics.close();
   });
+
+  it('exposes request durations as a histogram by operation and status, each observation in its bucket', async () => {
+    const metrics = new Metrics();
+    const ctx = (operationId: string, status: number) => ({ state: { operation: { operationId } }, status }) as never;
+    const ago = (ms: number) => process.hrtime.bigint() - BigInt(ms) * 1_000_000n;
+    metrics.observeRequest(ctx('getPerson', 200), ago(30));
+    metrics.observeRequest(ctx('getPerson', 200), ago(3000));
+    metrics.observeRequest(ctx('getHealth', 429), ago(0));
+    const text = await metrics.registry.metrics();
+    const line = (suffix: string) => new RegExp(`^enrich_http_request_duration_seconds_${suffix} (\\S+)$`, 'm').exec(text)?.[1];
+    expect(text).toMatch(/^# TYPE enrich_http_request_duration_seconds histogram$/m);
+    expect(line('bucket\\{le="0.025",operation="getPerson",status="200"\\}')).toBe('0');
+    expect(line('bucket\\{le="2.5",operation="getPerson",status="200"\\}')).toBe('1');
+    expect(line('bucket\\{le="\\+Inf",operation="getPerson",status="200"\\}')).toBe('2');
+    expect(line('count\\{operation="getPerson",status="200"\\}')).toBe('2');
+    expect(Number(line('sum\\{operation="getPerson",status="200"\\}'))).toBeGreaterThan(3.03);
+    expect(line('bucket\\{le="\\+Inf",operation="getHealth",status="429"\\}')).toBe('1');
+    expect(text).toMatch(/^enrich_rate_limited_total 1$/m);
+    metrics.close();
+  });
 });

@@ -18,15 +18,17 @@ export async function findPersonRecord(db: Knex, column: PersonKeyColumn, value:
 }
 
 /** The stored record as JSON text, for responses that pass it through unparsed. */
-export async function findPersonJson(db: Knex, column: PersonKeyColumn, value: string): Promise<string | undefined> {
-  const rows = await preparedQuery<{ record: string }>(
-    db,
-    `person_json_by_${column}`,
-    `select record::text as record from persons where ${column} = $1`,
-    [value],
-  );
-  return rows[0]?.record;
+export function findPersonJson(db: Knex, column: PersonKeyColumn, value: string): Promise<string | undefined> {
+  return preparedQuery<{ record: string }>(db, JSON_BY[column].name, JSON_BY[column].text, [value]).then((rows) => rows[0]?.record);
 }
+
+/** The statement of findPersonJson per column, written once. */
+const JSON_BY = Object.fromEntries(
+  (['id', 'username', 'network_id', 'network_urn'] as const).map((column) => [
+    column,
+    { name: `person_json_by_${column}`, text: `select record::text as record from persons where ${column} = $1` },
+  ]),
+) as Record<PersonKeyColumn, { name: string; text: string }>;
 
 export interface LakeCopy {
   id: string;

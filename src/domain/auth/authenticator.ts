@@ -25,7 +25,7 @@ import {
   type ChannelTiming,
 } from '../../db/repositories/authChanges';
 import { apiKeyInvalid } from '../errors';
-import { bearerToken, hashApiKey, hashesEqual, keyFormat } from './apiKey';
+import { apiKeyCacheKey, bearerToken, hashApiKey, hashesEqual, keyFormat } from './apiKey';
 import type { Principal } from './principal';
 
 /** What an operator change touched: cached entries of that key, account or workspace are dropped. */
@@ -156,7 +156,7 @@ export class Authenticator {
   cached(authorization: string | undefined): Principal | undefined {
     const token = bearerToken(authorization);
     if (!token || !this.verified) return undefined;
-    const principal = this.verified.get(hashApiKey(token).toString('base64'));
+    const principal = this.verified.get(apiKeyCacheKey(token));
     return principal && !expired(principal) ? principal : undefined;
   }
 

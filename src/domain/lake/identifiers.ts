@@ -30,6 +30,8 @@ export type CompanyKey = { by: 'username' | 'company_id' | 'id'; value: string; 
  * deliberate difference from Unicode case folding: dotless ı folds like i (its upper case is I).
  */
 export function normalizeIdentifier(text: string): string {
+  // ASCII (most identifiers): already NFC, and lower(upper(lower(x))) is lower(x).
+  if (ASCII.test(text)) return text.toLowerCase();
   let value = text.normalize('NFC');
   for (let i = 0; i < 4; i++) {
     const next = value.toLowerCase().toUpperCase().toLowerCase().replace(/ς/g, 'σ').normalize('NFC');
@@ -38,6 +40,8 @@ export function normalizeIdentifier(text: string): string {
   }
   return value;
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** The form before normalizeIdentifier, for tombstones written then (see PersonKey.legacy). */
 function legacyForm(text: string): string {

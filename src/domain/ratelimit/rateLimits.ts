@@ -13,8 +13,9 @@
  * request is admitted when `used` stays within the limit. After a full burst, admissions resume at
  * the steady rate limit/window instead of all at once, so any span of t seconds admits at most
  * about limit × (1 + t / window) requests (a fixed window: 2 × limit for any t > 0).
- * rate-limiter-flexible provides the atomic counters (INCR with expiry in Redis, a Map in memory);
- * the windows are aligned to the clock (window index = floor(now / window)), so every instance
+ * rate-limiter-flexible provides the atomic counters in Redis (INCR with expiry); in memory they are
+ * plain maps counted synchronously (MemoryWindows below: no promise per request without Redis). The
+ * windows are aligned to the clock (window index = floor(now / window)), so every instance
  * counts into the same keys.
  *
  * Each scope (workspace, member, anonymous address, failed authentications) has one counter store
@@ -30,12 +31,7 @@
  * (sharedStore.ts): every instance then limits in its own memory until Redis answers again.
  */
 import type Redis from 'ioredis';
-import {
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
+import { RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { SharedStore, type SharedStoreState } from './sharedStore';
 
 export interface WindowState {
@@ -66,47 +62,117 @@ export interface PrincipalLimits {
 
 export type RateLimitStoreState = SharedStoreState | 'not_configured';
 
+/**
+ * A value, or the promise of one. The in-memory windows answer synchronously (no promise, no
+ * microtask per request when Redis is not configured or not usable); Redis answers later. Callers
+ * `await` either.
+ */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** f applied to v: at once for a value, after it for a promise. */
+function chain<T, U>(v: MaybePromise<T>, f: (value: T) => MaybePromise<U>): MaybePromise<U> {
+  return v instanceof Promise ? v.then(f) : f(v);
+}
+
 const UNBOUNDED = 2_000_000_000;
 
 type Scope = 'ws' | 'member' | 'anon' | 'authfail';
 
+/**
+ * This instance's windows: one map of counts per aligned window index, the current and the
+ * previous one kept, older ones dropped as soon as a later window is counted in. No timer per key
+ * (rate-limiter-flexible's memory store kept one), no promise.
+ */
+class MemoryWindows {
+  private readonly windows = new Map<number, Map<string, number>>();
+  private newest = -Infinity;
+
+  add(id: string, index: number, points: number): number {
+    const counts = this.window(index, true)!;
+    const n = (counts.get(id) ?? 0) + points;
+    counts.set(id, n);
+    return n;
+  }
+
+  get(id: string, index: number): number {
+    return this.window(index, false)?.get(id) ?? 0;
+  }
+
+  clear(): void {
+    this.windows.clear();
+    this.newest = -Infinity;
+  }
+
+  private window(index: number, create: boolean): Map<string, number> | undefined {
+    if (index > this.newest) {
+      this.newest = index;
+      for (const old of this.windows.keys()) if (old < index - 1) this.windows.delete(old);
+    }
+    let counts = this.windows.get(index);
+    if (!counts && create) {
+      counts = new Map();
+      this.windows.set(index, counts);
+    }
+    return counts;
+  }
+}
+
 /** One scope's counters: Redis while the shared store is usable, this instance's memory otherwise. */
 class Counters {
+  private readonly memory = new MemoryWindows();
+
   constructor(
-    private readonly memory: RateLimiterMemory,
     private readonly redis: RateLimiterAbstract | undefined,
     private readonly shared: SharedStore | undefined,
   ) {}
 
-  /** Drops every in-memory window (and its expiry timer). */
-  async forget(): Promise<void> {
-    for (const { key } of this.memory.dump().storage) await this.memory.delete(key);
+  /** Drops every in-memory window. */
+  forget(): void {
+    this.memory.clear();
   }
 
-  consume(key: string): Promise<number> {
-    return this.run((l) => l.consume(key, 1)).then((res) => res?.consumedPoints ?? 0);
-  }
-
-  get(key: string): Promise<number> {
-    return this.run((l) => l.get(key)).then((res) => res?.consumedPoints ?? 0);
-  }
-
-  async reward(key: string): Promise<void> {
-    await this.run((l) => l.reward(key, 1));
-  }
-
-  private async run(op: (limiter: RateLimiterAbstract) => Promise<RateLimiterRes | null>): Promise<RateLimiterRes | null> {
-    if (this.redis && this.shared?.usable()) {
-      try {
-        return await op(this.redis);
-      } catch (err) {
-        // rate-limiter-flexible rejects with a RateLimiterRes only when its own points run out,
-        // which UNBOUNDED never does; anything else is the store failing.
-        if (err instanceof RateLimiterRes) return err;
-        this.shared.failed(err);
-      }
+  /** The count of the window after adding one request to it. */
+  consume(id: string, index: number): MaybePromise<number> {
+    if (this.redis && this.shared!.usable()) {
+      return this.redis.consume(`${id}:${index}`, 1).then(
+        (res) => res.consumedPoints,
+        (err) => this.failed(err, () => this.memory.add(id, index, 1)),
+      );
     }
-    return op(this.memory);
+    return this.memory.add(id, index, 1);
+  }
+
+  get(id: string, index: number): MaybePromise<number> {
+    if (this.redis && this.shared!.usable()) {
+      return this.redis.get(`${id}:${index}`).then(
+        (res) => res?.consumedPoints ?? 0,
+        (err) => this.failed(err, () => this.memory.get(id, index)),
+      );
+    }
+    return this.memory.get(id, index);
+  }
+
+  reward(id: string, index: number): MaybePromise<void> {
+    if (this.redis && this.shared!.usable()) {
+      return this.redis.reward(`${id}:${index}`, 1).then(
+        () => undefined,
+        (err) => {
+          this.failed(err, () => this.memory.add(id, index, -1));
+        },
+      );
+    }
+    this.memory.add(id, index, -1);
+  }
+
+  /**
+   * rate-limiter-flexible rejects with a RateLimiterRes only when its own points run out, which
+   * UNBOUNDED never does; anything else is the store failing: the breaker opens and this
+   * operation is counted in memory.
+   */
+  private failed(err: unknown, inMemory: () => number): number {
+    if (err instanceof RateLimiterRes) return err.consumedPoints;
+    this.shared!.failed(err);
+    return inMemory();
   }
 }
 
@@ -117,6 +183,12 @@ interface Count {
   /** How far into the current window `now` is, 0..1. */
   fraction: number;
   windowStart: number;
+}
+
+interface Taken {
+  allowed: boolean;
+  window: WindowState;
+  retryAfterMs: number;
 }
 
 export class RateLimits {
@@ -141,10 +213,16 @@ export class RateLimits {
     const prefix = opts.keyPrefix ?? 'enrich:rl2';
     // A key lives two windows, so the previous window's count is still there during the current one.
     const make = (scope: Scope): Counters => {
-      const base = { points: UNBOUNDED, duration: 2 * opts.windowSeconds, keyPrefix: `${prefix}:${scope}` };
-      const memory = new RateLimiterMemory(base);
-      const redis = opts.redis ? new RateLimiterRedis({ ...base, storeClient: opts.redis, rejectIfRedisNotReady: true }) : undefined;
-      return new Counters(memory, redis, this.shared);
+      const redis = opts.redis
+        ? new RateLimiterRedis({
+            points: UNBOUNDED,
+            duration: 2 * opts.windowSeconds,
+            keyPrefix: `${prefix}:${scope}`,
+            storeClient: opts.redis,
+            rejectIfRedisNotReady: true,
+          })
+        : undefined;
+      return new Counters(redis, this.shared);
     };
     this.counters = { ws: make('ws'), member: make('member'), anon: make('anon'), authfail: make('authfail') };
   }
@@ -158,56 +236,55 @@ export class RateLimits {
     return this.shared ? this.shared.state : 'not_configured';
   }
 
-  async consume(p: PrincipalLimits): Promise<Decision> {
+  consume(p: PrincipalLimits): MaybePromise<Decision> {
     const now = this.now();
-    let member: WindowState | undefined;
-    if (p.memberAllowance !== null) {
-      const m = await this.take('member', p.accountId, p.memberAllowance, now);
-      member = m.window;
-      if (!m.allowed) {
-        const workspace = this.window(p.workspaceLimit, await this.count('ws', p.workspaceId, now), now);
-        return this.refuse({ workspace, member }, 'member', m.retryAfterMs);
-      }
-    }
-    const w = await this.take('ws', p.workspaceId, p.workspaceLimit, now);
-    if (!w.allowed) {
-      if (member) {
-        await this.counters.member.reward(this.key(p.accountId, now));
-        member = { ...member, remaining: Math.min(member.limit, member.remaining + 1) };
-      }
-      return this.refuse({ workspace: w.window, member }, 'workspace', w.retryAfterMs);
-    }
-    return { allowed: true, quotas: member ? { workspace: w.window, member } : { workspace: w.window } };
+    if (p.memberAllowance === null) return chain(this.take('ws', p.workspaceId, p.workspaceLimit, now), (w) => this.afterWorkspace(p, w, undefined, now));
+    return chain(this.take('member', p.accountId, p.memberAllowance, now), (m) =>
+      m.allowed
+        ? chain(this.take('ws', p.workspaceId, p.workspaceLimit, now), (w) => this.afterWorkspace(p, w, m.window, now))
+        : chain(this.count('ws', p.workspaceId, now), (c) =>
+            this.refuse({ workspace: this.window(p.workspaceLimit, c, now), member: m.window }, 'member', m.retryAfterMs),
+          ),
+    );
   }
 
-  /**
-   * Forgets the in-memory windows. The memory store keeps a timer per key until its window ends
-   * (unref'd, so it never holds the process open, but it keeps the store and everything it references
-   * alive for up to a window after the app is gone): a closed app leaves nothing scheduled.
-   */
+  /** The workspace window's verdict; a refusal gives the member's point back. */
+  private afterWorkspace(p: PrincipalLimits, w: Taken, member: WindowState | undefined, now: number): MaybePromise<Decision> {
+    if (w.allowed) return { allowed: true, quotas: member ? { workspace: w.window, member } : { workspace: w.window } };
+    if (!member) return this.refuse({ workspace: w.window }, 'workspace', w.retryAfterMs);
+    const restored = { ...member, remaining: Math.min(member.limit, member.remaining + 1) };
+    return chain(this.counters.member.reward(p.accountId, this.index(now)), () =>
+      this.refuse({ workspace: w.window, member: restored }, 'workspace', w.retryAfterMs),
+    );
+  }
+
+  /** Forgets the in-memory windows (nothing is scheduled for them) and stops the Redis probe. */
   async close(): Promise<void> {
     this.shared?.close();
-    for (const counters of Object.values(this.counters)) await counters.forget();
+    for (const counters of Object.values(this.counters)) counters.forget();
   }
 
   /** The current windows, without counting a request (401/402 answers, which consume nothing). */
-  async peek(p: PrincipalLimits): Promise<QuotaState> {
+  peek(p: PrincipalLimits): MaybePromise<QuotaState> {
     const now = this.now();
-    const workspace = this.window(p.workspaceLimit, await this.count('ws', p.workspaceId, now), now);
-    if (p.memberAllowance === null) return { workspace };
-    return { workspace, member: this.window(p.memberAllowance, await this.count('member', p.accountId, now), now) };
+    return chain(this.count('ws', p.workspaceId, now), (ws) => {
+      const workspace = this.window(p.workspaceLimit, ws, now);
+      if (p.memberAllowance === null) return { workspace };
+      const allowance = p.memberAllowance;
+      return chain(this.count('member', p.accountId, now), (m) => ({ workspace, member: this.window(allowance, m, now) }));
+    });
   }
 
   /** Unauthenticated traffic (GET /health) is limited per client address. */
-  async consumeAnonymous(address: string, limit: number): Promise<Decision> {
-    const now = this.now();
-    const a = await this.take('anon', address, limit, now);
-    return a.allowed ? { allowed: true, quotas: { workspace: a.window } } : this.refuse({ workspace: a.window }, 'workspace', a.retryAfterMs);
+  consumeAnonymous(address: string, limit: number): MaybePromise<Decision> {
+    return chain(this.take('anon', address, limit, this.now()), (a) =>
+      a.allowed ? { allowed: true, quotas: { workspace: a.window } } : this.refuse({ workspace: a.window }, 'workspace', a.retryAfterMs),
+    );
   }
 
-  async peekAnonymous(address: string, limit: number): Promise<QuotaState> {
+  peekAnonymous(address: string, limit: number): MaybePromise<QuotaState> {
     const now = this.now();
-    return { workspace: this.window(limit, await this.count('anon', address, now), now) };
+    return chain(this.count('anon', address, now), (c) => ({ workspace: this.window(limit, c, now) }));
   }
 
   /**
@@ -215,28 +292,30 @@ export class RateLimits {
    * counting (valid keys never spend it; concurrent guesses may overshoot it by their number in
    * flight, which the connection cap bounds); `recordAuthFailure` counts one.
    */
-  async authFailureBudget(address: string, limit: number): Promise<Decision> {
+  authFailureBudget(address: string, limit: number): MaybePromise<Decision> {
     const now = this.now();
-    const count = await this.count('authfail', address, now);
-    const window = this.window(limit, count, now);
-    if (used(count) + 1 <= limit) return { allowed: true, quotas: { workspace: window } };
-    return this.refuse({ workspace: window }, 'workspace', this.msUntilAdmitted(limit, count, now));
+    return chain(this.count('authfail', address, now), (count) => {
+      const window = this.window(limit, count, now);
+      if (used(count) + 1 <= limit) return { allowed: true, quotas: { workspace: window } };
+      return this.refuse({ workspace: window }, 'workspace', this.msUntilAdmitted(limit, count, now));
+    });
   }
 
   async recordAuthFailure(address: string): Promise<void> {
-    await this.counters.authfail.consume(this.key(address, this.now()));
+    await this.counters.authfail.consume(address, this.index(this.now()));
   }
 
-  private key(id: string, now: number): string {
-    return `${id}:${Math.floor(now / this.windowMs)}`;
+  private index(now: number): number {
+    return Math.floor(now / this.windowMs);
   }
 
-  private async count(scope: Scope, id: string, now: number): Promise<Count> {
-    const index = Math.floor(now / this.windowMs);
-    const [current, previous] = await Promise.all([
-      this.counters[scope].get(`${id}:${index}`),
-      this.counters[scope].get(`${id}:${index - 1}`),
-    ]);
+  private count(scope: Scope, id: string, now: number): MaybePromise<Count> {
+    const index = this.index(now);
+    const current = this.counters[scope].get(id, index);
+    const previous = this.counters[scope].get(id, index - 1);
+    if (current instanceof Promise || previous instanceof Promise) {
+      return Promise.all([current, previous]).then(([c, p]) => this.countAt(c, p, index, now));
+    }
     return this.countAt(current, previous, index, now);
   }
 
@@ -246,22 +325,24 @@ export class RateLimits {
   }
 
   /** Counts one request, and gives it back when it does not fit. */
-  private async take(
-    scope: Scope,
-    id: string,
-    limit: number,
-    now: number,
-  ): Promise<{ allowed: boolean; window: WindowState; retryAfterMs: number }> {
-    const index = Math.floor(now / this.windowMs);
-    const [current, previous] = await Promise.all([
-      this.counters[scope].consume(`${id}:${index}`),
-      this.counters[scope].get(`${id}:${index - 1}`),
-    ]);
-    const count = this.countAt(current, previous, index, now);
+  private take(scope: Scope, id: string, limit: number, now: number): MaybePromise<Taken> {
+    const index = this.index(now);
+    const current = this.counters[scope].consume(id, index);
+    const previous = this.counters[scope].get(id, index - 1);
+    if (current instanceof Promise || previous instanceof Promise) {
+      return Promise.all([current, previous]).then(([c, p]) => this.decide(scope, id, limit, this.countAt(c, p, index, now), now));
+    }
+    return this.decide(scope, id, limit, this.countAt(current, previous, index, now), now);
+  }
+
+  private decide(scope: Scope, id: string, limit: number, count: Count, now: number): MaybePromise<Taken> {
     if (used(count) <= limit) return { allowed: true, window: this.window(limit, count, now), retryAfterMs: 0 };
-    await this.counters[scope].reward(`${id}:${index}`);
     const without = { ...count, current: count.current - 1 };
-    return { allowed: false, window: this.window(limit, without, now), retryAfterMs: this.msUntilAdmitted(limit, without, now) };
+    return chain(this.counters[scope].reward(id, this.index(now)), () => ({
+      allowed: false,
+      window: this.window(limit, without, now),
+      retryAfterMs: this.msUntilAdmitted(limit, without, now),
+    }));
   }
 
   /**

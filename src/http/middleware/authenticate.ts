@@ -8,47 +8,58 @@
  * key the server has not verified recently are refused with 429 and Retry-After before any lookup;
  * keys already in use (cached) keep working from the same address.
  */
-import type { Middleware } from 'koa';
 import type { Authenticator } from '../../domain/auth/authenticator';
 import { licenseState, type Principal } from '../../domain/auth/principal';
 import { AppError } from '../../domain/errors';
 import type { RateLimits } from '../../domain/ratelimit/rateLimits';
 import { clientAddress } from '../clientAddress';
-import type { AppContext, RequestState } from '../state';
+import type { AppContext, Step } from '../state';
 
-export function authenticate(deps: {
+interface AuthenticateDeps {
   authenticator: Authenticator;
   rateLimits: RateLimits;
   authFailureLimit: number;
   /** The dashboard's session cookie, tried when no Authorization header is sent (http/session.ts). */
   session?: (ctx: AppContext) => Promise<Principal | undefined>;
-}): Middleware<RequestState> {
-  return async (ctx, next) => {
+}
+
+type Rules = { requiresKey: boolean; checksLicense: boolean };
+
+export function authenticate(deps: AuthenticateDeps): Step {
+  return (ctx) => {
     const operation = ctx.state.operation;
-    if (!operation) return next();
+    if (!operation) return;
     const rules = rulesOf(operation);
-    if (!rules.requiresKey) return next();
-    const header = ctx.get('authorization') || undefined;
-    const fromSession = !header && deps.session ? await deps.session(ctx) : undefined;
-    const principal = fromSession ?? deps.authenticator.cached(header) ?? (await verify(ctx, header, deps));
-    const license = licenseState(principal);
-    if (license !== 'active' && rules.checksLicense) {
-      ctx.state.quotas = await deps.rateLimits.peek(principal);
+    if (!rules.requiresKey) return;
+    const header = ctx.req.headers.authorization || undefined;
+    if (!header && deps.session) {
+      return deps.session(ctx).then((fromSession) =>
+        fromSession ? admit(ctx, fromSession, rules, deps) : verify(ctx, header, deps).then((p) => admit(ctx, p, rules, deps)),
+      );
+    }
+    // A key verified recently: no query, no promise.
+    const cached = deps.authenticator.cached(header);
+    if (cached) return admit(ctx, cached, rules, deps);
+    return verify(ctx, header, deps).then((p) => admit(ctx, p, rules, deps));
+  };
+}
+
+/** 402 when the license gates the operation and is not active (showing the current window); otherwise the principal is the caller. */
+function admit(ctx: AppContext, principal: Principal, rules: Rules, deps: AuthenticateDeps): void | Promise<void> {
+  const license = licenseState(principal);
+  if (license !== 'active' && rules.checksLicense) {
+    return Promise.resolve(deps.rateLimits.peek(principal)).then((quotas) => {
+      ctx.state.quotas = quotas;
       throw new AppError(
         'LICENSE_INACTIVE',
         license === 'expired' ? 'The workspace license has expired' : 'The workspace has no active license',
       );
-    }
-    ctx.state.principal = principal;
-    return next();
-  };
+    });
+  }
+  ctx.state.principal = principal;
 }
 
-async function verify(
-  ctx: AppContext,
-  header: string | undefined,
-  deps: { authenticator: Authenticator; rateLimits: RateLimits; authFailureLimit: number },
-): Promise<Principal> {
+async function verify(ctx: AppContext, header: string | undefined, deps: AuthenticateDeps): Promise<Principal> {
   const address = clientAddress(ctx);
   const budget = await deps.rateLimits.authFailureBudget(address, deps.authFailureLimit);
   if (!budget.allowed) {
@@ -67,7 +78,7 @@ async function verify(
 }
 
 /** What the contract says of an operation's keys and license, read once per operation (the document never changes). */
-const rulesByOperation = new WeakMap<object, { requiresKey: boolean; checksLicense: boolean }>();
+const rulesByOperation = new WeakMap<object, Rules>();
 function rulesOf(operation: { security?: unknown; responses?: Record<string, unknown> }) {
   let rules = rulesByOperation.get(operation);
   if (!rules) {

@@ -5,14 +5,14 @@
  * would otherwise hide behind an empty object.
  */
 import { bodyParser } from '@koa/bodyparser';
-import type { Middleware } from 'koa';
 import { AppError, validationError } from '../../domain/errors';
-import type { RequestState } from '../state';
+import type { AppContext, Step } from '../state';
 
-export function jsonBody(limitBytes: number): Middleware<RequestState> {
+export function jsonBody(limitBytes: number): Step {
   const parse = bodyParser({ enableTypes: ['json'], jsonLimit: limitBytes, jsonStrict: true, encoding: 'utf-8' });
-  return async (ctx, next) => {
-    if (!ctx.state.operation?.requestBody) return next();
+  // Only operations that take a body wait for anything here.
+  return (ctx) => (ctx.state.operation?.requestBody ? read(ctx) : undefined);
+  async function read(ctx: AppContext): Promise<void> {
     const declaredLength = ctx.request.length;
     const chunked = Boolean(ctx.get('transfer-encoding'));
     if (!chunked && !declaredLength) {
@@ -30,8 +30,7 @@ export function jsonBody(limitBytes: number): Middleware<RequestState> {
       throw bodyError(ctx.get('content-encoding'), err);
     }
     ctx.state.body = (ctx.request as { body?: unknown }).body;
-    return next();
-  };
+  }
 }
 
 /**

@@ -6,14 +6,14 @@
  * validating against the known operation parses it once (the conventions' "no repeated parsing").
  */
 import type { ErrorObject } from 'ajv';
-import type { Middleware } from 'koa';
 import type { OpenAPIBackend, Operation } from 'openapi-backend';
 import { AppError, validationError } from '../../domain/errors';
 import { nulPath } from '../../domain/text';
 import { routedMethod } from './route';
-import type { RequestState } from '../state';
-import type { OperationHandler, OperationHandlers, OperationId, ValidatedRequest } from '../handlers/types';
+import type { AppContext, Step } from '../state';
+import type { HandlerResult, OperationHandler, OperationHandlers, OperationId, ValidatedRequest } from '../handlers/types';
 import { validationMessage } from '../validationMessage';
+import { requestQuery } from '../query';
 
 /**
  * Operations whose body items are checked one by one by the domain (a bad item answers 400 in its
@@ -112,22 +112,24 @@ function validateQueryOnly(plan: QueryOnlyPlan, rawQuery: Record<string, string 
   return { errors: errors.length ? errors : null, coerced };
 }
 
-export function dispatch(api: OpenAPIBackend, handlers: OperationHandlers): Middleware<RequestState> {
+/** The last step of the API pipeline: validation, then the operation's handler. */
+export function dispatch(api: OpenAPIBackend, handlers: OperationHandlers): Step {
   const plans = new Map<Operation, QueryOnlyPlan | undefined>();
   for (const operation of api.router.getOperations()) plans.set(operation, queryOnlyPlan(api, operation));
-  return async (ctx, next) => {
+  return (ctx) => {
     const operation = ctx.state.operation;
-    if (!operation) return next();
-    precheck(operation, ctx.query, ctx.state.body);
+    if (!operation) return;
+    const rawQuery = requestQuery(ctx);
+    precheck(operation, rawQuery, ctx.state.body);
     const plan = plans.get(operation);
     const validation: Validation = plan
-      ? validateQueryOnly(plan, ctx.query)
+      ? validateQueryOnly(plan, rawQuery)
       : api.validator.validateRequest(
           {
             method: routedMethod(ctx.method),
             path: ctx.path,
             // Coercion (query strings to integers, single values to arrays) happens on this copy.
-            query: { ...ctx.query } as Record<string, string | string[]>,
+            query: { ...rawQuery } as Record<string, string | string[]>,
             headers: ctx.headers as Record<string, string | string[]>,
             body: ctx.state.body,
           },
@@ -144,9 +146,18 @@ export function dispatch(api: OpenAPIBackend, handlers: OperationHandlers): Midd
       params: coerced.params ?? {},
       body: ctx.state.body,
     } as ValidatedRequest;
-    const result = await (handlers[operationId] as OperationHandler)(request, ctx);
-    ctx.status = result.status ?? 200;
-    for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
-    ctx.body = result.body;
+    const result = (handlers[operationId] as OperationHandler)(request, ctx);
+    if (result instanceof Promise) return result.then((r) => answer(ctx, r));
+    answer(ctx, result);
   };
 }
+
+function answer(ctx: AppContext, result: HandlerResult): void {
+  ctx.status = result.status ?? 200;
+  if (result.headers) for (const name in result.headers) ctx.set(name, result.headers[name]);
+  // A JSON body (the edge writes its envelope): typed here so Koa's setter skips its type lookup.
+  if (Object.getPrototypeOf(result.body) === Object.prototype) ctx.res.setHeader('Content-Type', JSON_TYPE);
+  ctx.body = result.body;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';

@@ -1,7 +1,8 @@
 /**
  * The outermost middleware, and the one error path: assigns the request id, turns every error into
  * the contract's body, and adds `quotas` + `metadata` (and the rate-limit headers) to every JSON
- * response, errors included. Nothing below it sets those.
+ * response, errors included. Nothing below it sets those. Once the answer is final it observes the
+ * request's metrics and counts it for the workspace's usage (one frame for all of it).
  */
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
@@ -12,71 +13,86 @@ import type { QuotaState, RateLimits } from '../../domain/ratelimit/rateLimits';
 import { clientAddress } from '../clientAddress';
 import { API_ROOT } from '../contract';
 import type { RequestState } from '../state';
-import { rateLimitHeaders } from '../rateLimitHeaders';
+import { rateLimitPolicy, rateLimitRemaining } from '../rateLimitHeaders';
+import type { Metrics } from '../metrics';
+import type { RequestCounter } from '../requestCounter';
 import { containsRawJson, RawJson, spliceData, toJsonText } from '../rawJson';
 
 export interface EdgeDeps {
   logger: Logger;
   rateLimits: RateLimits;
   anonymousRateLimit: number;
+  /** Observed here, with the final status, errors included (omitted: not observed). */
+  metrics?: Metrics;
+  requestCounter?: RequestCounter;
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 export function edge(deps: EdgeDeps): Middleware<RequestState> {
+  const { logger, metrics, requestCounter } = deps;
+  const windowSeconds = deps.rateLimits.windowSeconds;
   return async (ctx, next) => {
-    ctx.state.startedAt = process.hrtime.bigint();
-    ctx.state.requestId = newRequestId();
-    ctx.set('x-request-id', ctx.state.requestId);
+    const startedAt = process.hrtime.bigint();
+    const requestId = newRequestId();
+    ctx.state.startedAt = startedAt;
+    ctx.state.requestId = requestId;
+    const res = ctx.res;
+    // Headers set on the node response directly: Koa's ctx.set would only check and convert them.
+    res.setHeader('x-request-id', requestId);
     // Answers carry personal data and per-caller quotas: no cache may keep or share them.
-    if (ctx.path.startsWith(API_ROOT)) ctx.set('Cache-Control', 'no-store, private');
+    if (ctx.path.startsWith(API_ROOT)) res.setHeader('Cache-Control', 'no-store, private');
     try {
-      await next();
-      if (ctx.body === undefined && ctx.status === 404) throw notFound(`No such endpoint: ${ctx.method} ${ctx.path}`);
-    } catch (err) {
-      const appError = toAppError(err);
-      if (appError.code === 'SERVICE_UNAVAILABLE') {
-        // An outage, not a bug: one line per request, without a stack.
-        deps.logger.warn({ err: String(err), request_id: ctx.state.requestId, path: ctx.path }, 'dependency unavailable');
-      } else if (appError.status >= 500) {
-        deps.logger.error({ err, request_id: ctx.state.requestId, path: ctx.path }, 'request failed');
+      try {
+        await next();
+        if (ctx.body === undefined && ctx.status === 404) throw notFound(`No such endpoint: ${ctx.method} ${ctx.path}`);
+      } catch (err) {
+        const appError = toAppError(err);
+        if (appError.code === 'SERVICE_UNAVAILABLE') {
+          // An outage, not a bug: one line per request, without a stack.
+          logger.warn({ err: String(err), request_id: requestId, path: ctx.path }, 'dependency unavailable');
+        } else if (appError.status >= 500) {
+          logger.error({ err, request_id: requestId, path: ctx.path }, 'request failed');
+        }
+        ctx.status = appError.status;
+        for (const [name, value] of Object.entries(appError.headers)) ctx.set(name, value);
+        ctx.body = { error: appError.message, code: appError.code };
       }
-      ctx.status = appError.status;
-      for (const [name, value] of Object.entries(appError.headers)) ctx.set(name, value);
-      ctx.body = { error: appError.message, code: appError.code };
-    }
-    if (!ctx.state.raw && isPlainObject(ctx.body)) {
-      const quotas = ctx.state.quotas ?? (await anonymousQuotas(deps, clientAddress(ctx)));
-      const limits = rateLimitHeaders(quotas, deps.rateLimits.windowSeconds);
-      ctx.set('RateLimit-Policy', limits['RateLimit-Policy']);
-      ctx.set('RateLimit', limits.RateLimit);
-      const metadata = {
-        request_id: ctx.state.requestId,
-        execution_ms: Number((process.hrtime.bigint() - ctx.state.startedAt) / 1_000_000n),
-      };
-      const body = ctx.body as Record<string, unknown>;
-      if (body.data instanceof RawJson && hasOnlyData(body)) {
-        // The single-record answer (lookups): its envelope written directly, the record spliced in.
-        ctx.body = `{"data":${body.data.text},"quotas":${JSON.stringify(serializeQuotas(quotas))},"metadata":${JSON.stringify(metadata)}}`;
-        ctx.type = 'application/json; charset=utf-8';
-      } else {
-        const { data, ...rest } = body;
-        const envelope = { quotas: serializeQuotas(quotas), metadata };
-        if (data instanceof RawJson) {
-          ctx.body = spliceData(data, { ...rest, ...envelope });
-          ctx.type = 'application/json; charset=utf-8';
-        } else if (containsRawJson(body)) {
-          // Stored records deeper in the body (bulk results): serialized here, with each one spliced in.
-          ctx.body = toJsonText({ ...body, ...envelope });
-          ctx.type = 'application/json; charset=utf-8';
+      const body = ctx.body;
+      if (!ctx.state.raw && isPlainObject(body)) {
+        const quotas = ctx.state.quotas ?? (await anonymousQuotas(deps, clientAddress(ctx)));
+        const now = Date.now();
+        res.setHeader('RateLimit-Policy', rateLimitPolicy(quotas, windowSeconds));
+        res.setHeader('RateLimit', rateLimitRemaining(quotas, now));
+        const executionMs = Number((process.hrtime.bigint() - startedAt) / 1_000_000n);
+        // The body is written here as JSON text with its Content-Type set first, so neither Koa's
+        // type lookup (mime-types) nor its own JSON.stringify runs; the bytes are the same.
+        res.setHeader('Content-Type', JSON_TYPE);
+        // (The request id is `req_` and hex digits: nothing in it needs escaping.)
+        const envelopeJson = `"quotas":${quotasJson(quotas)},"metadata":{"request_id":"${requestId}","execution_ms":${executionMs}}}`;
+        if (body.data instanceof RawJson && hasOnlyData(body)) {
+          // The single-record answer (lookups): its envelope written directly, the record spliced in.
+          ctx.body = `{"data":${body.data.text},${envelopeJson}`;
+        } else if (!(body.data instanceof RawJson) && isSimpleBody(body) && !containsRawJson(body)) {
+          // JSON.stringify({ ...body, quotas, metadata }) without the copy: the body's own text,
+          // the envelope's members appended.
+          const text = JSON.stringify(body);
+          ctx.body = text === '{}' ? `{${envelopeJson}` : `${text.slice(0, -1)},${envelopeJson}`;
         } else {
-          ctx.body = { ...body, ...envelope };
+          const { data, ...rest } = body;
+          const envelope = { quotas: serializeQuotas(quotas), metadata: { request_id: requestId, execution_ms: executionMs } };
+          if (data instanceof RawJson) ctx.body = spliceData(data, { ...rest, ...envelope });
+          // Stored records deeper in the body (bulk results): serialized with each one spliced in.
+          else if (containsRawJson(body)) ctx.body = toJsonText({ ...body, ...envelope });
+          else ctx.body = JSON.stringify({ ...body, ...envelope });
         }
       }
-    }
-    if (deps.logger.isLevelEnabled('debug')) {
-      deps.logger.debug(
-        { request_id: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status },
-        'request',
-      );
+      if (logger.isLevelEnabled('debug')) {
+        logger.debug({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status }, 'request');
+      }
+    } finally {
+      requestCounter?.countAnswer(ctx);
+      metrics?.observeRequest(ctx, startedAt);
     }
   };
 }
@@ -97,10 +113,37 @@ function serializeQuotas(q: QuotaState) {
   return { rate_limit: q.member ? { workspace: win(q.workspace), member: win(q.member) } : { workspace: win(q.workspace) } };
 }
 
+/** JSON.stringify(serializeQuotas(q)), written directly (numbers and an ISO date need no escaping). */
+export function quotasJson(q: QuotaState): string {
+  const workspace = windowJson(q.workspace);
+  return q.member ? `{"rate_limit":{"workspace":${workspace},"member":${windowJson(q.member)}}}` : `{"rate_limit":{"workspace":${workspace}}}`;
+}
+
+function windowJson(w: QuotaState['workspace']): string {
+  return `{"limit":${jsonNumber(w.limit)},"remaining":${jsonNumber(w.remaining)},"reset_at":"${isoTime(w.resetAt)}"}`;
+}
+
+/** A window ends at the same instant for every request in it: its ISO text is formatted once. */
+let lastIso = { ms: NaN, text: '' };
+function isoTime(at: Date): string {
+  const ms = at.getTime();
+  if (ms !== lastIso.ms) lastIso = { ms, text: at.toISOString() };
+  return lastIso.text;
+}
+
+function jsonNumber(n: number): string {
+  return Number.isFinite(n) ? String(n) : 'null';
+}
+
 /** `req_` and 32 hex digits: a random UUID without its dashes (randomUUID draws from a cached entropy pool). */
 function newRequestId(): string {
   const u = randomUUID();
   return `req_${u.slice(0, 8)}${u.slice(9, 13)}${u.slice(14, 18)}${u.slice(19, 23)}${u.slice(24)}`;
+}
+
+/** A body whose own members the envelope can follow as text: no `quotas` or `metadata` of its own to replace, no toJSON. */
+function isSimpleBody(body: Record<string, unknown>): boolean {
+  return !Object.hasOwn(body, 'quotas') && !Object.hasOwn(body, 'metadata') && typeof body.toJSON !== 'function';
 }
 
 /** Whether `data` is the body's one own enumerable member. */

@@ -3,25 +3,31 @@
  * answered wherever GET is (RFC 9110 9.3.2): it runs as the GET, and Koa sends the headers
  * without the body.
  */
-import type { Middleware } from 'koa';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { AppError, notFound } from '../../domain/errors';
 import { API_ROOT } from '../contract';
 import { RouteTable } from '../routeTable';
-import type { RequestState } from '../state';
+import type { Step } from '../state';
 
-export function route(api: OpenAPIBackend): Middleware<RequestState> {
+/** Whether a path is under the API root (the contract's operations; the rest is /metrics, /docs, /dashboard). */
+export function isApiPath(path: string): boolean {
+  return path === API_ROOT || path.startsWith(API_ROOT_SLASH);
+}
+const API_ROOT_SLASH = `${API_ROOT}/`;
+
+/** The first step of the API pipeline (requests under the API root only, see app.ts). */
+export function route(api: OpenAPIBackend): Step {
   // Built once: the same decisions as api.router.matchOperation, without its per-request work.
   const table = new RouteTable(api);
-  return (ctx, next) => {
-    if (ctx.path !== API_ROOT && !ctx.path.startsWith(`${API_ROOT}/`)) return next();
+  return (ctx) => {
+    const path = ctx.path;
     // openapi-backend ignores a trailing slash, but the contract has no such paths: /person/ is not
     // /person (Prism's validating proxy found the disagreement).
-    if (ctx.path.endsWith('/')) throw notFound(`No such endpoint: ${ctx.method} ${ctx.path}`);
-    const match = table.match(routedMethod(ctx.method), ctx.path);
+    if (path.endsWith('/')) throw notFound(`No such endpoint: ${ctx.method} ${path}`);
+    const match = table.match(routedMethod(ctx.method), path);
     if (typeof match !== 'string') {
       ctx.state.operation = match;
-      return next();
+      return;
     }
     if (match === 'method_not_allowed') {
       const allowed = api.router

@@ -6,4 +6,4 @@ import type { HandlerDeps, OperationHandler } from '../types';
 /** Answers the stored PersonResult unparsed; tests validate it against the contract like any response. */
 export const getPerson =
   (deps: HandlerDeps): OperationHandler<'getPerson'> =>
-  async (req) => ({ body: { data: new RawJson(await lookup(deps.knex, personKeyFromQuery(req.query))) } });
+  (req) => lookup(deps.knex, personKeyFromQuery(req.query)).then((text) => ({ body: { data: new RawJson(text) } }));
