@@ -1,5 +1,5 @@
 /**
- * Request limits per window, counted by rate-limiter-flexible in memory (one instance) or in Redis
+ * Request limits per window, counted in memory (one instance) or by rate-limiter-flexible in Redis
  * (several instances share one count), as **sliding windows**.
  *
  * Why sliding: a fixed window admits up to twice the limit across a boundary (the limit at the end
