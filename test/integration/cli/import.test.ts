@@ -1,24 +1,16 @@
 /** `enrich import` as an operator runs it: NDJSON files, plain and gzip, valid and not. */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { enrich, enrichJson } from '../../helpers/cli';
 import { useHarness } from '../../helpers/harness';
 import { companyRecord, personRecord } from '../../helpers/lakeRecords';
+import { useNdjsonFiles } from '../../helpers/ndjson';
 
 const h = useHarness({ workspaceRateLimit: 10_000 });
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-import-'));
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
+const { dir, file } = useNdjsonFiles('enrich-import');
 let n = 0;
-function file(lines: unknown[], gzip = false): string {
-  const text = lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n';
-  const name = path.join(dir, `input-${++n}.ndjson${gzip ? '.gz' : ''}`);
-  fs.writeFileSync(name, gzip ? zlib.gzipSync(text) : text);
-  return name;
-}
 
 interface Report {
   complete: boolean;

@@ -4,24 +4,14 @@
  * aside during the load and built again, identical, before it commits; refused into a lake that
  * already holds records, with nothing written and nothing dropped.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { enrichWith } from '../../helpers/cli';
 import { useLakeWorld } from '../../helpers/lakeWorld';
+import { useNdjsonFiles } from '../../helpers/ndjson';
 import { personRecord } from '../../helpers/lakeRecords';
 
 const lw = useLakeWorld();
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-initial-load-'));
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-let n = 0;
-function file(lines: unknown[]): string {
-  const name = path.join(dir, `input-${++n}.ndjson`);
-  fs.writeFileSync(name, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
-  return name;
-}
+const { file } = useNdjsonFiles('enrich-initial-load');
 
 const cli = (...args: string[]) => enrichWith({ DATABASE_URL: lw.url }, 'import', ...args);
 

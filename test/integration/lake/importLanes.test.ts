@@ -5,9 +5,6 @@
  * a record taking over the username of a stored one, records refused as withdrawn mid-file, and
  * invalid lines in between; and a record the database cannot store fails only itself.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { importFile, type ImportReport } from '../../../src/domain/lake/importer';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { writeRecords } from '../../../src/domain/lake/writer';
@@ -16,19 +13,12 @@ import { storedIdentities } from '../../../src/db/repositories/lakeIdentities';
 import { recordValidator } from '../../../src/http/recordSchemas';
 import { enrichWith } from '../../helpers/cli';
 import { useLakeWorld } from '../../helpers/lakeWorld';
+import { useNdjsonFiles } from '../../helpers/ndjson';
 import { companyRecord, personRecord } from '../../helpers/lakeRecords';
 import type { PersonRecord } from '../../../src/db/repositories/personRecords';
 
 const lw = useLakeWorld();
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-import-lanes-'));
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-let n = 0;
-function file(lines: unknown[]): string {
-  const name = path.join(dir, `input-${++n}.ndjson`);
-  fs.writeFileSync(name, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
-  return name;
-}
+const { file } = useNdjsonFiles('enrich-import-lanes');
 
 const rows = async <T>(sql: string): Promise<T[]> => (await lw.h.knex.raw<{ rows: T[] }>(sql)).rows;
 
