@@ -15,6 +15,9 @@ import type { AppContext, RequestState } from './state';
  * two perf_hooks entry points are wrapped for the duration of the call) so the returned function can
  * stop them. One app per process never needs it; every test that creates an app does.
  */
+/** prom-client defaults that are not collected (see collectStoppableDefaultMetrics). */
+export const UNSAFE_DEFAULT_METRICS = ['nodejs_active_handles', 'nodejs_active_handles_total', 'nodejs_active_requests', 'nodejs_active_requests_total'];
+
 function collectStoppableDefaultMetrics(register: Registry): () => void {
   const observers: PerformanceObserver[] = [];
   const histograms: IntervalHistogram[] = [];
@@ -36,6 +39,11 @@ function collectStoppableDefaultMetrics(register: Registry): () => void {
     PerformanceObserver.prototype.observe = observe;
     hooks.monitorEventLoopDelay = monitor;
   }
+  // These call process._getActiveHandles()/_getActiveRequests(), which walk every handle's owner and
+  // can abort the whole process on a Node assertion (async_wrap.cc GetOwner: !obj.IsEmpty()) when a
+  // scrape meets a handle being torn down: seen once in CI. nodejs_active_resources (from the public
+  // process.getActiveResourcesInfo()) reports the same counts by type without touching the handles.
+  for (const name of UNSAFE_DEFAULT_METRICS) register.removeSingleMetric(name);
   return () => {
     for (const observer of observers) observer.disconnect();
     for (const histogram of histograms) histogram.disable();

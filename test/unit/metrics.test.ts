@@ -1,5 +1,5 @@
 import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
-import { Metrics } from '../../src/http/metrics';
+import { Metrics, UNSAFE_DEFAULT_METRICS } from '../../src/http/metrics';
 
 describe('Metrics', () => {
   afterEach(() => jest.restoreAllMocks());
@@ -24,6 +24,8 @@ describe('Metrics', () => {
     expect(text).toMatch(/^process_cpu_user_seconds_total /m);
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m);
     expect(text).toMatch(/^# TYPE nodejs_gc_duration_seconds histogram/m);
+    expect(text).toMatch(/^nodejs_active_resources_total /m);
+    for (const name of UNSAFE_DEFAULT_METRICS) expect(text).not.toMatch(new RegExp(`^# TYPE ${name} `, 'm'));
     metrics.close();
   });
 
