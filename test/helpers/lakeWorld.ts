@@ -164,16 +164,22 @@ export async function createLakeWorld(opts: LakeWorldOptions = {}): Promise<{ wo
  * The per-describe setup: a dedicated lake (world or empty) created before the block's tests and
  * dropped after. The returned object forwards to the LakeWorld once beforeAll has run.
  */
-export function useLakeWorld(opts: LakeWorldOptions = {}): LakeWorld {
+export function useLakeWorld(opts: LakeWorldOptions = {}): LakeWorld & { beforeClose(fn: () => Promise<void>): void } {
   let current: { world: LakeWorld; close(): Promise<void> } | undefined;
+  // What must stop before the lake's database is dropped (apps and pools of the file opened on it):
+  // jest runs afterAll hooks in the order they are declared, so a file's own would run after the drop.
+  const cleanups: (() => Promise<void>)[] = [];
+  const beforeClose = (fn: () => Promise<void>) => void cleanups.push(fn);
   beforeAll(async () => {
     current = await createLakeWorld(opts);
   }, 180_000);
   afterAll(async () => {
+    for (const fn of cleanups) await fn();
     await current?.close();
   }, 60_000);
-  return new Proxy({} as LakeWorld, {
+  return new Proxy({} as LakeWorld & { beforeClose: typeof beforeClose }, {
     get: (_t, prop) => {
+      if (prop === 'beforeClose') return beforeClose;
       if (!current) throw new Error('useLakeWorld: the lake is only available inside tests');
       return current.world[prop as keyof LakeWorld];
     },

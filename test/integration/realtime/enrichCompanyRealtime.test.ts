@@ -37,7 +37,8 @@ beforeAll(async () => {
   ({ key, workspaceId } = await h.workspace({ rateLimit: 100_000 }));
 }, 120_000);
 
-afterAll(async () => {
+// Closed before the lake's database is dropped.
+lake.beforeClose(async () => {
   await closeSources();
   await h?.close();
   await source?.close();
