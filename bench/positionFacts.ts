@@ -21,18 +21,13 @@ import { NDJSON_COPY_OPTIONS } from '../src/db/repositories/staging';
 import { recordValidator } from '../src/http/recordSchemas';
 import { writeWorldFiles } from '../src/world/seed';
 import { AS_OF, intArg, median, SEED } from './lib';
+import { NEW_FACTS as NEW, OLD_FACTS as OLD } from './positionFactsSql';
 
 const persons = intArg('persons', 10_000);
 const rounds = intArg('rounds', 3);
 const adminUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const database = `enrich_bench_pf_${process.pid}`;
 
-const OLD = `row(lake_previous_position(r), coalesce(lake_changed_employer(r), false),
-  (select coalesce(array_agg(x order by x), '{}') from unnest(lake_latest_past_ordinals(r)) x),
-  (select lake_date((p->>'startYear')::int, (p->>'startMonth')::int) from jsonb_array_elements(r->'positions') p
-   where (p->>'isCurrent')::boolean limit 1))::text`;
-const NEW = `row(f.previous, f.changed_employer, (select coalesce(array_agg(x order by x), '{}') from unnest(f.past_ordinals) x),
-  f.current_started_on)::text`;
 
 async function main(): Promise<void> {
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'enrich-bench-facts-'));

@@ -5,6 +5,7 @@
  * records are checked too: `npm run bench:position-facts`).
  */
 import { useHarness } from '../../helpers/harness';
+import { NEW_FACTS as NEW, OLD_FACTS as OLD } from '../../../bench/positionFactsSql';
 
 const h = useHarness();
 
@@ -49,12 +50,6 @@ const cases: [string, object][] = [
   ['only past positions', { positions: [pos('7', false), pos('8', false), pos('7', false)] }],
 ];
 
-const OLD = `row(lake_previous_position(r), coalesce(lake_changed_employer(r), false),
-  (select coalesce(array_agg(x order by x), '{}') from unnest(lake_latest_past_ordinals(r)) x),
-  (select lake_date((p->>'startYear')::int, (p->>'startMonth')::int) from jsonb_array_elements(r->'positions') p
-   where (p->>'isCurrent')::boolean limit 1))::text`;
-const NEW = `row(f.previous, f.changed_employer, (select coalesce(array_agg(x order by x), '{}') from unnest(f.past_ordinals) x),
-  f.current_started_on)::text`;
 
 describe('lake_position_facts', () => {
   it.each(cases)('%s: the same facts as the rule functions', async (_name, record) => {
