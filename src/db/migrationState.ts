@@ -9,10 +9,8 @@ import { migrationSource } from './migrations';
 /** Names of the migrations this code has that the database has not applied. Read only: no lock taken, no table created. */
 export async function pendingMigrations(knex: Knex): Promise<string[]> {
   const known = await migrationSource.getMigrations([]);
-  const { rows } = await knex.raw<{ rows: { applied: string[] | null }[] }>(
-    `select case when to_regclass('knex_migrations') is null then null
-       else (select coalesce(array_agg(name), '{}') from knex_migrations) end as applied`,
-  );
-  const applied = new Set(rows[0]?.applied ?? []);
+  const { rows: table } = await knex.raw<{ rows: { present: boolean }[] }>(`select to_regclass('knex_migrations') is not null as present`);
+  const names = table[0]?.present ? (await knex.raw<{ rows: { name: string }[] }>('select name from knex_migrations')).rows.map((r) => r.name) : [];
+  const applied = new Set(names);
   return known.map((m) => migrationSource.getMigrationName(m)).filter((name) => !applied.has(name));
 }
