@@ -7,6 +7,7 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
+import { COMPANY_ID_SQL_PATTERN } from '../../model/identifiers';
 import { boundedCount, pageQuery, splitPage, term, totalOf, TOTAL_BOUND, type ListResult, type OrderTerm, type Page } from './pages';
 
 export type PersonSearchHit = components['schemas']['PersonSearchHit'];
@@ -23,7 +24,10 @@ const HIT = `json_build_object(
 // malformed company IDs become null.
 const year = (p: string, f: string) => `(select y from (select (${p}->>'${f}')::int y) v where y between 1900 and 2100)`;
 const month = (p: string, f: string) => `(select m from (select (${p}->>'${f}')::int m) v where m between 1 and 12)`;
-const companyId = (p: string) => `(case when ${p}->>'companyId' ~ '^[0-9]{1,19}$' then ${p}->'companyId' end)`;
+// The numeric-id rule's SQL copy (model/identifiers.ts COMPANY_ID_SQL_PATTERN, tied to the
+// TypeScript rule by test/integration/lake/companyIdRule.test.ts).
+export const companyIdOrNull = (p: string) => `(case when ${p}->>'companyId' ~ '${COMPANY_ID_SQL_PATTERN}' then ${p}->'companyId' end)`;
+const companyId = companyIdOrNull;
 
 /** Extra objects of the relationship hits, from `r` and, for past roles, the position row `pp`. */
 const EXTRAS = {
