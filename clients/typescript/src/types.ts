@@ -1261,6 +1261,11 @@ export interface webhooks {
          *     than before). Events come from change detection during the continuous refresh of the data lake,
          *     not from an API call, so a change is reported when the refresh notices it.
          *
+         *     **Subject.** Every payload (each change event and `monitor.test`) names its subject in
+         *     `subject`: type, the record's `id` here, `username` and `network_url`, so the receiver needs no
+         *     `GET /monitors/{id}` to learn who changed. The same event, with the same body, is listed by
+         *     `GET /events`.
+         *
          *     **Signature (Standard Webhooks).** Each attempt carries `webhook-id` (the payload `id`),
          *     `webhook-timestamp` (Unix seconds of the attempt) and `webhook-signature` (`v1,` + base64
          *     HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part
@@ -1270,7 +1275,7 @@ export interface webhooks {
          *
          *     Test vector: with the secret `whsec_VhuTo9kNdSRIdunwNHqRYhu59N7IC3SG`, the example below
          *     serialized compactly (`JSON.stringify(payload)`, no spaces) and sent on its first attempt carries
-         *     `webhook-signature: v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=`.
+         *     `webhook-signature: v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=`.
          *
          *     **Success and retries.** Any 2xx status within 15 seconds counts as delivered; the response body
          *     is ignored. A redirect (3xx) is a failure and its `Location` is never requested. 410 Gone
@@ -3020,6 +3025,26 @@ export interface components {
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
+        /** @description Who the event is about, so a receiver needs no `GET /monitors/{id}` to learn it: the subject's type, its id in this service (the `id` of `GET /person` or `GET /company`), its username (the slug of its URL) and its URL on the upstream network. `id` is `null` only for a `monitor.test` event whose subject is not in the lake yet. */
+        EventSubject: {
+            /**
+             * @description The kind of record.
+             * @enum {string}
+             */
+            type: "person" | "company";
+            /**
+             * Format: uuid
+             * @description The record's id in this service.
+             */
+            id: string | null;
+            /** @description The subject's username (the lower-case slug of its network URL). */
+            username: string;
+            /**
+             * Format: uri
+             * @description The subject's canonical URL on the upstream network, as the lookup returns it.
+             */
+            network_url: string;
+        };
         /** @description Payload of a `person.job_changed` delivery. Sent when the current employer of the monitored person changes. */
         PersonJobChangedEvent: {
             /**
@@ -3051,6 +3076,7 @@ export interface components {
                 /** @description Title at the new employer. */
                 new_title: string | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `person.title_changed` delivery. Sent when the current title of the monitored person changes while the employer stays the same (a change of employer is `person.job_changed` instead). */
         PersonTitleChangedEvent: {
@@ -3077,6 +3103,7 @@ export interface components {
                 /** @description Numeric company ID of the current employer. */
                 company_id: string | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `person.location_changed` delivery. Sent when the city or the country of the monitored person's profile location changes. */
         PersonLocationChangedEvent: {
@@ -3103,6 +3130,7 @@ export interface components {
                 /** @description ISO 3166-1 alpha-2 code. */
                 new_country_code: string | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `company.headcount_changed` delivery. Sent when the staff count of the monitored company changes. */
         CompanyHeadcountChangedEvent: {
@@ -3129,6 +3157,7 @@ export interface components {
                 /** @description `new_staff_count - old_staff_count`; negative when the headcount fell; `null` when either count is `null`. */
                 change: number | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `company.name_changed` delivery. Sent when the name of the monitored company changes. */
         CompanyNameChangedEvent: {
@@ -3151,6 +3180,7 @@ export interface components {
                 old_name: string;
                 new_name: string;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `company.hq_changed` delivery. Sent when the headquarters city or country of the monitored company changes. */
         CompanyHqChangedEvent: {
@@ -3177,6 +3207,7 @@ export interface components {
                 /** @description ISO 3166-1 alpha-2 code. */
                 new_hq_country_code: string | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `company.industry_changed` delivery. Sent when the industry list of the monitored company changes (order alone does not count). */
         CompanyIndustryChangedEvent: {
@@ -3199,6 +3230,7 @@ export interface components {
                 old_industries: string[];
                 new_industries: string[];
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `monitor.test` delivery, sent only on request (`POST /monitors/{id}/test`) through the same path, signature and retries as the change events. Nothing changed: `diff` is empty. */
         MonitorTestEvent: {
@@ -3218,6 +3250,7 @@ export interface components {
             timestamp: string;
             /** @description Always empty for a test event. */
             diff: Record<string, never>;
+            subject: components["schemas"]["EventSubject"];
         };
     };
     responses: {
@@ -3570,7 +3603,7 @@ export interface components {
         WebhookTimestamp: string;
         /**
          * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-         * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+         * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
          */
         WebhookSignature: string;
     };
@@ -5382,7 +5415,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5435,7 +5468,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5488,7 +5521,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5541,7 +5574,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5594,7 +5627,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5647,7 +5680,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5700,7 +5733,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5753,7 +5786,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
