@@ -86,8 +86,9 @@ interface Replica {
 /**
  * The read pool's connection string: application_name `enrich-read` (unless it names its own), so a
  * standby's pg_stat_activity shows who reads, and every transaction read-only
- * (default_transaction_read_only), so nothing on this pool can write or LISTEN even when the URL
- * names a writable server by mistake.
+ * (default_transaction_read_only), so nothing on this pool can write even when the URL names a
+ * writable server by mistake (LISTEN and advisory locks are simply never sent on it: only
+ * LakeReads.run and the lag probe use it).
  */
 export function readConnectionString(url: string): string {
   const u = new URL(url);
