@@ -223,6 +223,35 @@ describeCluster('lag past the bound, a stopped standby, and recovery, without a 
     expect(await servedBy(cluster.standby, async () => void expect((await person(svc, fresh)).status).toBe(200))).toBe(true);
   });
 
+  it('a stalled standby (its processes stopped by the kernel) mid-traffic: the probe times out, reads answer 200 from the primary, none hangs; resumed, it serves again', async () => {
+    let running = true;
+    let slowest = 0;
+    const answers: number[] = [];
+    const clients = Array.from({ length: 4 }, async () => {
+      while (running) {
+        const res = await person(svc, stored);
+        answers.push(res.status);
+        slowest = Math.max(slowest, res.ms);
+      }
+    });
+    try {
+      await sleep(300);
+      cluster.standby.pause();
+      // Only the probe's own timeout can say so: a stalled server refuses nothing.
+      expect(await eventually(async () => replicasOf(await ready(svc))?.[0]?.state === 'down', 30_000)).toBe(true);
+      const during = answers.length;
+      expect(await eventually(async () => answers.length > during + 5, 30_000)).toBe(true);
+    } finally {
+      running = false;
+      await Promise.all(clients);
+      cluster.standby.resume();
+    }
+    expect(answers.filter((s) => s !== 200)).toEqual([]);
+    process.stdout.write(`replica lane: ${answers.length} reads while the standby stalled, all 200; slowest ${Math.round(slowest)} ms\n`);
+    expect(await eventually(async () => replicasOf(await ready(svc))?.[0]?.state === 'in_use', 30_000)).toBe(true);
+    expect(await servedBy(cluster.standby, async () => void expect((await person(svc, stored)).status).toBe(200))).toBe(true);
+  });
+
   it('a standby stopped mid-traffic: every read answers 200 from the primary, none hangs; started again, it serves again', async () => {
     let running = true;
     let slowest = 0;
