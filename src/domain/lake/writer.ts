@@ -9,6 +9,7 @@
 import type { Knex } from 'knex';
 import {
   lockStoredCompanies,
+  sequentialCompanyWrites,
   touchCompanies,
   upsertCompanies,
   type CompanyRecord,
@@ -103,6 +104,7 @@ export async function writeRecords<K extends LakeKind>(
   const digestsOf = (r: AnyRecord) => (kind === 'person' ? personDigests(r as PersonRecord) : companyDigests(r as CompanyRecord));
 
   const write = async (trx: Knex.Transaction): Promise<WriteOutcome> => {
+    if (kind === 'company') await sequentialCompanyWrites(trx);
     const blocked = await suppressedDigests(trx, unique.flatMap(digestsOf));
     const refused = blocked.size ? unique.filter((r) => digestsOf(r).some((d) => blocked.has(d))) : [];
     let allowed = refused.length ? unique.filter((r) => !refused.includes(r)) : unique;
