@@ -58,5 +58,8 @@ module.exports = {
     // machine's PostgreSQL 15 with the citus extension); skipped, saying why, where Citus is not
     // installed (test/citus/cluster.ts). npm run test:citus runs this project alone.
     { ...base, displayName: 'citus', roots: ['<rootDir>/test/citus'] },
+    // A primary and a streaming standby of its own (initdb, pg_basebackup -R) and `enrich serve`
+    // reading from it (test/replica/cluster.ts); skips, saying why, without the PostgreSQL binaries.
+    { ...base, displayName: 'replica', roots: ['<rootDir>/test/replica'] },
   ],
 };

@@ -52,6 +52,10 @@ export interface paths {
          *     Redis is optional: when it is configured but unreachable the instance stays ready, limits requests
          *     in its own memory meanwhile, and says so in `checks.redis`.
          *
+         *     With read replicas (`DATABASE_READ_URL`), `checks.replicas` shows each one's state and replay lag.
+         *     They never decide readiness either: a replica that lags past the server's bound or is down is not
+         *     read from until it recovers, and the primary serves the lake's reads meanwhile.
+         *
          *     Unauthenticated requests are counted against a per-client-address window, as for `GET /health`.
          */
         get: operations["getReadiness"];
@@ -1257,6 +1261,11 @@ export interface webhooks {
          *     than before). Events come from change detection during the continuous refresh of the data lake,
          *     not from an API call, so a change is reported when the refresh notices it.
          *
+         *     **Subject.** Every payload (each change event and `monitor.test`) names its subject in
+         *     `subject`: type, the record's `id` here, `username` and `network_url`, so the receiver needs no
+         *     `GET /monitors/{id}` to learn who changed. The same event, with the same body, is listed by
+         *     `GET /events`.
+         *
          *     **Signature (Standard Webhooks).** Each attempt carries `webhook-id` (the payload `id`),
          *     `webhook-timestamp` (Unix seconds of the attempt) and `webhook-signature` (`v1,` + base64
          *     HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part
@@ -1266,7 +1275,7 @@ export interface webhooks {
          *
          *     Test vector: with the secret `whsec_VhuTo9kNdSRIdunwNHqRYhu59N7IC3SG`, the example below
          *     serialized compactly (`JSON.stringify(payload)`, no spaces) and sent on its first attempt carries
-         *     `webhook-signature: v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=`.
+         *     `webhook-signature: v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=`.
          *
          *     **Success and retries.** Any 2xx status within 15 seconds counts as delivered; the response body
          *     is ignored. A redirect (3xx) is a failure and its `Location` is never requested. 410 Gone
@@ -1650,6 +1659,24 @@ export interface components {
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
+        /** @description One read replica (a streaming standby named in `DATABASE_READ_URL`) as of its last probe. Lake reads go to replicas `in_use`; while none is, they go to the primary, so a replica that lags or is down never makes the instance unready. */
+        ReadReplicaCheck: {
+            /**
+             * @description The replica's position in `DATABASE_READ_URL` (`replica_1` is the first); its address is not shown.
+             * @example replica_1
+             */
+            name: string;
+            /**
+             * @description `in_use`: it serves lake reads. `lagging`: its replay lag is past the server's bound (`DATABASE_READ_MAX_LAG_SECONDS`, 5 s by default), so reads go to the primary until it catches up. `down`: it did not answer the last probe in time.
+             * @enum {string}
+             */
+            state: "in_use" | "lagging" | "down";
+            /**
+             * @description Replay lag at the last probe, in seconds: how much older than the primary's the data it serves may be (0 when it has replayed everything it received). `null` while it does not answer.
+             * @example 0.012
+             */
+            lag_seconds: number | null;
+        };
         /** @description Readiness answer; the instance can serve requests. */
         ReadinessResponse: {
             /**
@@ -1669,6 +1696,8 @@ export interface components {
                  * @enum {string}
                  */
                 redis: "up" | "unavailable" | "not_configured";
+                /** @description Present only when the server has read replicas (`DATABASE_READ_URL`): each one's state and replay lag. Replicas never decide readiness: without one in use, lake reads go to the primary. */
+                replicas?: components["schemas"]["ReadReplicaCheck"][];
             };
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
@@ -2996,6 +3025,26 @@ export interface components {
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
+        /** @description Who the event is about, so a receiver needs no `GET /monitors/{id}` to learn it: the subject's type, its id in this service (the `id` of `GET /person` or `GET /company`), its username (the slug of its URL) and its URL on the upstream network. `id` is `null` only for a `monitor.test` event whose subject is not in the lake yet. */
+        EventSubject: {
+            /**
+             * @description The kind of record.
+             * @enum {string}
+             */
+            type: "person" | "company";
+            /**
+             * Format: uuid
+             * @description The record's id in this service.
+             */
+            id: string | null;
+            /** @description The subject's username (the lower-case slug of its network URL). */
+            username: string;
+            /**
+             * Format: uri
+             * @description The subject's canonical URL on the upstream network, as the lookup returns it.
+             */
+            network_url: string;
+        };
         /** @description Payload of a `person.job_changed` delivery. Sent when the current employer of the monitored person changes. */
         PersonJobChangedEvent: {
             /**
@@ -3027,6 +3076,7 @@ export interface components {
                 /** @description Title at the new employer. */
                 new_title: string | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `person.title_changed` delivery. Sent when the current title of the monitored person changes while the employer stays the same (a change of employer is `person.job_changed` instead). */
         PersonTitleChangedEvent: {
@@ -3053,6 +3103,7 @@ export interface components {
                 /** @description Numeric company ID of the current employer. */
                 company_id: string | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `person.location_changed` delivery. Sent when the city or the country of the monitored person's profile location changes. */
         PersonLocationChangedEvent: {
@@ -3079,6 +3130,7 @@ export interface components {
                 /** @description ISO 3166-1 alpha-2 code. */
                 new_country_code: string | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `company.headcount_changed` delivery. Sent when the staff count of the monitored company changes. */
         CompanyHeadcountChangedEvent: {
@@ -3105,6 +3157,7 @@ export interface components {
                 /** @description `new_staff_count - old_staff_count`; negative when the headcount fell; `null` when either count is `null`. */
                 change: number | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `company.name_changed` delivery. Sent when the name of the monitored company changes. */
         CompanyNameChangedEvent: {
@@ -3127,6 +3180,7 @@ export interface components {
                 old_name: string;
                 new_name: string;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `company.hq_changed` delivery. Sent when the headquarters city or country of the monitored company changes. */
         CompanyHqChangedEvent: {
@@ -3153,6 +3207,7 @@ export interface components {
                 /** @description ISO 3166-1 alpha-2 code. */
                 new_hq_country_code: string | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `company.industry_changed` delivery. Sent when the industry list of the monitored company changes (order alone does not count). */
         CompanyIndustryChangedEvent: {
@@ -3175,6 +3230,7 @@ export interface components {
                 old_industries: string[];
                 new_industries: string[];
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `monitor.test` delivery, sent only on request (`POST /monitors/{id}/test`) through the same path, signature and retries as the change events. Nothing changed: `diff` is empty. */
         MonitorTestEvent: {
@@ -3194,6 +3250,7 @@ export interface components {
             timestamp: string;
             /** @description Always empty for a test event. */
             diff: Record<string, never>;
+            subject: components["schemas"]["EventSubject"];
         };
     };
     responses: {
@@ -3546,7 +3603,7 @@ export interface components {
         WebhookTimestamp: string;
         /**
          * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-         * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+         * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
          */
         WebhookSignature: string;
     };
@@ -5358,7 +5415,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5411,7 +5468,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5464,7 +5521,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5517,7 +5574,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5570,7 +5627,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5623,7 +5680,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5676,7 +5733,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5729,7 +5786,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };

@@ -13,7 +13,7 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config';
 import { applyDistributedLayout } from '../../src/db/citusLayout';
 import { createKnex, migrateLatest, type Knex } from '../../src/db/knex';
-import type { PersonRecord } from '../../src/db/repositories/personRecords';
+import type { PersonRecord } from '../../src/model/records';
 import { importFile } from '../../src/domain/lake/importer';
 import { suppress } from '../../src/domain/lake/suppression';
 import { recordValidator } from '../../src/http/recordSchemas';

@@ -4,9 +4,7 @@ import { dropIdentifiers, hasIdentifierTable, replaceIdentifiers } from './lakeI
 import { lockKeysInOrder } from './locks';
 import { stagedInput } from './staging';
 import { preparedQuery } from '../knex';
-import type { components } from '../../../generated/types';
-
-export type CompanyRecord = components['schemas']['CompanyResult'];
+import type { CompanyRecord } from '../../model/records';
 
 /** The columns a company is looked up by; each has a unique index. Values as identifiers.ts normalizes them. */
 export type CompanyKeyColumn = 'id' | 'username' | 'company_id';

@@ -7,6 +7,7 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
+import { COMPANY_ID_SQL_PATTERN } from '../../model/identifiers';
 import { boundedCount, pageQuery, splitPage, term, totalOf, TOTAL_BOUND, type ListResult, type OrderTerm, type Page } from './pages';
 
 export type PersonSearchHit = components['schemas']['PersonSearchHit'];
@@ -24,7 +25,10 @@ const HIT = `json_build_object(
 // planner (Citus) refuses correlated sub-queries in a query over a distributed table.
 const year = (p: string, f: string) => `(case when (${p}->>'${f}')::int between 1900 and 2100 then (${p}->>'${f}')::int end)`;
 const month = (p: string, f: string) => `(case when (${p}->>'${f}')::int between 1 and 12 then (${p}->>'${f}')::int end)`;
-const companyId = (p: string) => `(case when ${p}->>'companyId' ~ '^[0-9]{1,19}$' then ${p}->'companyId' end)`;
+// The numeric-id rule's SQL copy (model/identifiers.ts COMPANY_ID_SQL_PATTERN, tied to the
+// TypeScript rule by test/integration/lake/companyIdRule.test.ts).
+export const companyIdOrNull = (p: string) => `(case when ${p}->>'companyId' ~ '${COMPANY_ID_SQL_PATTERN}' then ${p}->'companyId' end)`;
+const companyId = companyIdOrNull;
 const CURRENT = 'lake_current_position(r)';
 const PREVIOUS = 'lake_previous_position(r)';
 const PAST = "(r->'positions'->(pp.ordinal::int))";

@@ -7,9 +7,7 @@ import { preparedQuery } from '../knex';
 import { dropIdentifiers, idsByIdentifier, replaceIdentifiers } from './lakeIdentifiers';
 import { lockKeysInOrder } from './locks';
 import { stagedInput } from './staging';
-import type { components } from '../../../generated/types';
-
-export type PersonRecord = components['schemas']['PersonResult'];
+import type { PersonRecord } from '../../model/records';
 
 /** The columns a person is looked up by; each has a unique index. Values as identifiers.ts normalizes them. */
 export type PersonKeyColumn = 'id' | 'username' | 'network_id' | 'network_urn';

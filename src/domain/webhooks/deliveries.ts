@@ -14,6 +14,7 @@ import type { AttemptResult, WebhookClient } from './client';
 import { attemptsFor, retryAfterSeconds, retryDelaySeconds } from './schedule';
 import type { ServerKeys } from './secrets';
 import { webhookHeaders } from './signing';
+import { monitorSubject, subjectOf, type EventSubject } from './subject';
 
 export type MonitorDelivery = components['schemas']['MonitorDelivery'];
 
@@ -29,8 +30,8 @@ export interface RecordedChange {
 export const TEST_EVENT = 'monitor.test';
 
 /** The contract's payload, serialized once: every attempt sends these exact bytes. */
-export function payload(id: string, event: string, monitorId: string, createdAt: Date, diff: object): string {
-  return JSON.stringify({ id, event, monitor_id: monitorId, timestamp: String(Math.floor(createdAt.getTime() / 1000)), diff });
+export function payload(id: string, event: string, monitorId: string, createdAt: Date, diff: object, subject: EventSubject): string {
+  return JSON.stringify({ id, event, monitor_id: monitorId, timestamp: String(Math.floor(createdAt.getTime() / 1000)), diff, subject });
 }
 
 /** host:port of a webhook URL: the unit of the per-destination concurrency cap. */
@@ -59,7 +60,7 @@ export async function enqueueChangeEvents(trx: Knex.Transaction, changes: readon
           change_id: change.changeId,
           subject_id: change.subjectId,
           destination: destinationOf(m.webhook_url),
-          body: payload(id, change.event, m.monitor_id, now, change.diff),
+          body: payload(id, change.event, m.monitor_id, now, change.diff, subjectOf(kind, { id: m.subject_id, username: m.username, network_url: m.network_url })),
           manual: false,
         });
       }
@@ -114,7 +115,7 @@ export async function enqueueTest(db: Knex, workspaceId: string, monitorId: stri
       change_id: null,
       subject_id: null,
       destination: destinationOf(monitor.webhook_url),
-      body: payload(id, TEST_EVENT, monitor.id, new Date(), {}),
+      body: payload(id, TEST_EVENT, monitor.id, new Date(), {}, await monitorSubject(db, monitor.type, monitor.subject_slug)),
       manual: true,
     },
   ]);

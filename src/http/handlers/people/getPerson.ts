@@ -2,8 +2,9 @@ import { personKeyFromQuery } from '../../../domain/lake/identifiers';
 import { getPerson as lookup } from '../../../domain/people/lookup';
 import { RawJson } from '../../rawJson';
 import type { HandlerDeps, OperationHandler } from '../types';
+import { lakeRead } from '../lakeRead';
 
 /** Answers the stored PersonResult unparsed; tests validate it against the contract like any response. */
 export const getPerson =
   (deps: HandlerDeps): OperationHandler<'getPerson'> =>
-  (req) => lookup(deps.knex, personKeyFromQuery(req.query)).then((text) => ({ body: { data: new RawJson(text) } }));
+  (req, ctx) => lakeRead(deps, ctx, (db) => lookup(db, personKeyFromQuery(req.query))).then((text) => ({ body: { data: new RawJson(text) } }));
