@@ -53,5 +53,8 @@ module.exports = {
     // The service (`enrich serve`) against a PostgreSQL and a Redis of its own that the tests stop,
     // kill and pause: no shared database, no proxy (npm run test:faults runs this project alone).
     { ...base, displayName: 'faults', roots: ['<rootDir>/test/faults'] },
+    // A primary and a streaming standby of its own (initdb, pg_basebackup -R) and `enrich serve`
+    // reading from it (test/replica/cluster.ts); skips, saying why, without the PostgreSQL binaries.
+    { ...base, displayName: 'replica', roots: ['<rootDir>/test/replica'] },
   ],
 };

@@ -22,7 +22,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { loadConfig } from '../src/config';
 import { createKnex, migrateLatest } from '../src/db/knex';
-import type { PersonRecord } from '../src/db/repositories/personRecords';
+import type { PersonRecord } from '../src/model/records';
 import { writeRecords } from '../src/domain/lake/writer';
 import { createMonitor } from '../src/domain/monitors/monitors';
 import { ServerKeys } from '../src/domain/webhooks/secrets';

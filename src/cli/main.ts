@@ -52,9 +52,12 @@ export function buildCli(io: CliIo): Command {
     .command('serve')
     .description('Start the HTTP server (PORT, default 3000; DATABASE_URL, default the embedded PostgreSQL)')
     .option('--demo', 'on first start, create a demo workspace and print its key')
-    .action(async (opts: { demo?: boolean }) => {
+    .option('--no-migrate', 'do not apply migrations: refuse to start unless `enrich migrate` already did (several instances, a primary with read replicas)')
+    .action(async (opts: { demo?: boolean; migrate: boolean }) => {
       const { runUntilSignal, startServer } = load.server();
-      runUntilSignal(await startServer({ demo: Boolean(opts.demo), config: load.config().loadConfig(io.env, { demo: Boolean(opts.demo) }) }));
+      runUntilSignal(
+        await startServer({ demo: Boolean(opts.demo), migrate: opts.migrate, config: load.config().loadConfig(io.env, { demo: Boolean(opts.demo) }) }),
+      );
     });
 
   const workspace = program.command('workspace').description('Manage workspaces');

@@ -52,6 +52,10 @@ export interface paths {
          *     Redis is optional: when it is configured but unreachable the instance stays ready, limits requests
          *     in its own memory meanwhile, and says so in `checks.redis`.
          *
+         *     With read replicas (`DATABASE_READ_URL`), `checks.replicas` shows each one's state and replay lag.
+         *     They never decide readiness either: a replica that lags past the server's bound or is down is not
+         *     read from until it recovers, and the primary serves the lake's reads meanwhile.
+         *
          *     Unauthenticated requests are counted against a per-client-address window, as for `GET /health`.
          */
         get: operations["getReadiness"];
@@ -1737,6 +1741,24 @@ export interface components {
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
+        /** @description One read replica (a streaming standby named in `DATABASE_READ_URL`) as of its last probe. Lake reads go to replicas `in_use`; while none is, they go to the primary, so a replica that lags or is down never makes the instance unready. */
+        ReadReplicaCheck: {
+            /**
+             * @description The replica's position in `DATABASE_READ_URL` (`replica_1` is the first); its address is not shown.
+             * @example replica_1
+             */
+            name: string;
+            /**
+             * @description `in_use`: it serves lake reads. `lagging`: its replay lag is past the server's bound (`DATABASE_READ_MAX_LAG_SECONDS`, 5 s by default), so reads go to the primary until it catches up. `down`: it did not answer the last probe in time.
+             * @enum {string}
+             */
+            state: "in_use" | "lagging" | "down";
+            /**
+             * @description Replay lag at the last probe, in seconds: how much older than the primary's the data it serves may be (0 when it has replayed everything it received). `null` while it does not answer.
+             * @example 0.012
+             */
+            lag_seconds: number | null;
+        };
         /** @description Readiness answer; the instance can serve requests. */
         ReadinessResponse: {
             /**
@@ -1756,6 +1778,8 @@ export interface components {
                  * @enum {string}
                  */
                 redis: "up" | "unavailable" | "not_configured";
+                /** @description Present only when the server has read replicas (`DATABASE_READ_URL`): each one's state and replay lag. Replicas never decide readiness: without one in use, lake reads go to the primary. */
+                replicas?: components["schemas"]["ReadReplicaCheck"][];
             };
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];

@@ -1,10 +1,9 @@
 /** The companies table; lake columns derived from the stored record in SQL, one statement per batch. */
 import type { Knex } from 'knex';
+import { lockKeysInOrder } from './locks';
 import { stagedInput } from './staging';
 import { preparedQuery } from '../knex';
-import type { components } from '../../../generated/types';
-
-export type CompanyRecord = components['schemas']['CompanyResult'];
+import type { CompanyRecord } from '../../model/records';
 
 /** The columns a company is looked up by; each has a unique index. Values as identifiers.ts normalizes them. */
 export type CompanyKeyColumn = 'id' | 'username' | 'company_id';
@@ -111,7 +110,10 @@ export interface StoredCompanyRow {
   record: string;
 }
 
-/** As lockStoredPersons: the copies a batch will replace (same id, username or company_id), locked in id order. */
+/**
+ * As lockStoredPersons: the copies a batch will replace (same id, username or company_id), under
+ * sorted advisory locks on those identities, then on the ids of rows found by another identity.
+ */
 export async function lockStoredCompanies(
   trx: Knex.Transaction,
   ids: readonly string[],
@@ -119,15 +121,29 @@ export async function lockStoredCompanies(
   companyIds: readonly string[],
 ): Promise<StoredCompanyRow[]> {
   if (!ids.length) return [];
-  const { rows } = await trx.raw<{ rows: StoredCompanyRow[] }>(
-    // As lockStoredPersons: the text is taken outside the locking sub-query.
-    `select id, username, company_id::text as company_id, record::text as record from (
-       select id, username, company_id, record from companies
-       where id = any(?::uuid[]) or username = any(?::text[]) or company_id = any(?::bigint[]) order by id for update) locked`,
-    [ids as string[], usernames as string[], companyIds as string[]],
-  );
-  return rows;
+  await lockKeysInOrder(trx, [
+    ...ids.map(companyIdLock),
+    ...usernames.map((u) => `company:username:${u}`),
+    ...companyIds.map((c) => `company:company_id:${c}`),
+  ]);
+  const read = async () =>
+    (
+      await trx.raw<{ rows: StoredCompanyRow[] }>(
+        `select id, username, company_id::text as company_id, record::text as record from companies
+         where id = any(?::uuid[]) or username = any(?::text[]) or company_id = any(?::bigint[])`,
+        [ids as string[], usernames as string[], companyIds as string[]],
+      )
+    ).rows;
+  const rows = await read();
+  const asked = new Set(ids.map((id) => id.toLowerCase()));
+  const others = rows.filter((r) => !asked.has(r.id.toLowerCase()));
+  if (!others.length) return rows;
+  await lockKeysInOrder(trx, others.map((r) => companyIdLock(r.id)));
+  return read();
 }
+
+/** The advisory lock of one company id (lockStoredCompanies). */
+export const companyIdLock = (id: string) => `company:id:${id.toLowerCase()}`;
 
 /** As touchPersons: only fetched_at (column and stored text) and the queue row move. */
 export async function touchCompanies(

@@ -4,10 +4,9 @@
  */
 import type { Knex } from 'knex';
 import { preparedQuery } from '../knex';
+import { lockKeysInOrder } from './locks';
 import { stagedInput } from './staging';
-import type { components } from '../../../generated/types';
-
-export type PersonRecord = components['schemas']['PersonResult'];
+import type { PersonRecord } from '../../model/records';
 
 /** The columns a person is looked up by; each has a unique index. Values as identifiers.ts normalizes them. */
 export type PersonKeyColumn = 'id' | 'username' | 'network_id' | 'network_urn';
@@ -177,20 +176,31 @@ export interface StoredRow {
 /**
  * The stored copies a batch of writes will replace (same id, or same username), locked until the
  * transaction ends so concurrent writers of one record diff against each other's result, never
- * against the same old copy. Locked in id order, so two batches cannot deadlock on these rows.
+ * against the same old copy. The locks are advisory locks on the identities (locks.ts
+ * lockKeysInOrder: sorted, so two batches cannot deadlock on them), not `FOR UPDATE` on the rows,
+ * which a distributed planner refuses across shards. A stored row found by username under another
+ * id is then locked by its id too, and the rows read again under that lock.
  */
 export async function lockStoredPersons(trx: Knex.Transaction, ids: readonly string[], usernames: readonly string[]): Promise<StoredRow[]> {
   if (!ids.length) return [];
-  const { rows } = await trx.raw<{ rows: StoredRow[] }>(
-    // The text is taken outside the locking sub-query, so the sort that orders the locks carries
-    // the stored records as references rather than as text (no sort spilling megabytes to disk).
-    `select id, username, record::text as record from (
-       select id, username, record from persons
-       where id = any(?::uuid[]) or username = any(?::text[]) order by id for update) locked`,
-    [ids as string[], usernames as string[]],
-  );
-  return rows;
+  await lockKeysInOrder(trx, [...ids.map(personIdLock), ...usernames.map((u) => `person:username:${u}`)]);
+  const read = async () =>
+    (
+      await trx.raw<{ rows: StoredRow[] }>(
+        'select id, username, record::text as record from persons where id = any(?::uuid[]) or username = any(?::text[])',
+        [ids as string[], usernames as string[]],
+      )
+    ).rows;
+  const rows = await read();
+  const asked = new Set(ids.map((id) => id.toLowerCase()));
+  const others = rows.filter((r) => !asked.has(r.id.toLowerCase()));
+  if (!others.length) return rows;
+  await lockKeysInOrder(trx, others.map((r) => personIdLock(r.id)));
+  return read();
 }
+
+/** The advisory lock of one person id (lockStoredPersons); every writer of a persons row takes it. */
+export const personIdLock = (id: string) => `person:id:${id.toLowerCase()}`;
 
 /**
  * Records whose content is unchanged: only fetched_at moves (the column and the stored text, which

@@ -10,7 +10,7 @@ import type { components } from '../../../generated/types';
 import { listSubjectChanges, type HistoryRow } from '../../db/repositories/changeHistory';
 import { findCompanyFreshness } from '../../db/repositories/companyRecords';
 import { findPersonFreshness } from '../../db/repositories/personRecords';
-import type { CompanyKey, PersonKey } from '../lake/identifiers';
+import type { CompanyKey, PersonKey } from '../../model/identifiers';
 import { foundOr451Or404 } from '../lake/presence';
 import { listed, pageOf, type ListBody, type PageRequest } from '../paging';
 

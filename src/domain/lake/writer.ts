@@ -7,20 +7,16 @@
  * change log. A failure anywhere leaves nothing written.
  */
 import type { Knex } from 'knex';
-import {
-  lockStoredCompanies,
-  touchCompanies,
-  upsertCompanies,
-  type CompanyRecord,
-  type StoredCompanyRow,
-} from '../../db/repositories/companyRecords';
-import { lockStoredPersons, touchPersons, upsertPersons, type PersonRecord, type StoredRow } from '../../db/repositories/personRecords';
+import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records';
+import { lockStoredCompanies, touchCompanies, upsertCompanies, type StoredCompanyRow } from '../../db/repositories/companyRecords';
+import { lockStoredPersons, touchPersons, upsertPersons, type StoredRow } from '../../db/repositories/personRecords';
 import { lockLeased } from '../../db/repositories/refreshQueue';
 import { insertSuppressions, suppressedDigests } from '../../db/repositories/suppressions';
 import { recordChanges, type ChangeOrigin } from '../refresh/changes';
 import { diffRecords, isSameRecord, type ChangeEntry } from '../refresh/diff';
-import { normalizeIdentifier, storedCompanyId } from './identifiers';
-import { companyDigests, personDigests, type LakeKind } from './suppression';
+import { storedCompanyId } from '../../model/identifiers';
+import { normalizeIdentifier } from './identifiers';
+import { companyDigests, personDigests } from './suppression';
 
 /** The username column's value: the one identifier normalization (identifiers.ts), never SQL lower(). */
 export const storedUsername = (record: { username: string }) => normalizeIdentifier(record.username.trim());

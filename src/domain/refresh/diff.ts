@@ -6,12 +6,11 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { components } from '../../../generated/types';
-import type { CompanyRecord } from '../../db/repositories/companyRecords';
-import type { PersonRecord } from '../../db/repositories/personRecords';
+import { isNumericId } from '../../model/identifiers';
+import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records';
 
 type Schemas = components['schemas'];
 export type ChangeEvent = Schemas['MonitorEvent'];
-export type LakeKind = 'person' | 'company';
 
 /** The `diff` object of each event, exactly as the contract's webhook payloads carry it. */
 export interface ChangeDiffs {
@@ -28,8 +27,7 @@ export type ChangeEntry = {
   [E in ChangeEvent]: { kind: LakeKind; subjectId: string; event: E; diff: ChangeDiffs[E] };
 }[ChangeEvent];
 
-const numericId = (value: string | null | undefined): bigint | undefined =>
-  typeof value === 'string' && /^[0-9]{1,19}$/.test(value) ? BigInt(value) : undefined;
+const numericId = (value: string | null | undefined): bigint | undefined => (isNumericId(value) ? BigInt(value) : undefined);
 
 const lower = (value: string | null | undefined) => (value == null ? null : value.toLowerCase());
 

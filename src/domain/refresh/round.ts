@@ -12,8 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { CompanyRecord } from '../../db/repositories/companyRecords';
-import type { PersonRecord } from '../../db/repositories/personRecords';
+import type { CompanyRecord, PersonRecord } from '../../model/records';
 import { claimDue, markChecked, releaseLeases, type QueueKind } from '../../db/repositories/refreshQueue';
 import { writeRecords } from '../lake/writer';
 import type { LiveSource } from '../live/source';

@@ -15,7 +15,7 @@ import { enrichWith } from '../../helpers/cli';
 import { useLakeWorld } from '../../helpers/lakeWorld';
 import { useNdjsonFiles } from '../../helpers/ndjson';
 import { companyRecord, personRecord } from '../../helpers/lakeRecords';
-import type { PersonRecord } from '../../../src/db/repositories/personRecords';
+import type { PersonRecord } from '../../../src/model/records';
 
 const lw = useLakeWorld();
 const { file } = useNdjsonFiles('enrich-import-lanes');

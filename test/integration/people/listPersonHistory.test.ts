@@ -8,7 +8,7 @@
  */
 import pino from 'pino';
 import { loadConfig } from '../../../src/config';
-import type { PersonRecord } from '../../../src/db/repositories/personRecords';
+import type { PersonRecord } from '../../../src/model/records';
 import { fieldChanges } from '../../../src/domain/history/history';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { writeRecords } from '../../../src/domain/lake/writer';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { freePort } from '../../../src/db/embedded';
-import type { CompanyRecord } from '../../../src/db/repositories/companyRecords';
+import type { CompanyRecord } from '../../../src/model/records';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { writeRecords } from '../../../src/domain/lake/writer';
 import { createWorld, defaultAsOf } from '../../../src/world';

@@ -2,6 +2,7 @@ import { personKeyFromQuery } from '../../../domain/lake/identifiers';
 import { getPerson as lookup } from '../../../domain/people/lookup';
 import { conditionalAnswer } from '../../conditional';
 import type { HandlerDeps, OperationHandler } from '../types';
+import { lakeRead } from '../lakeRead';
 
 /**
  * Answers the stored PersonResult unparsed (tests validate it against the contract like any
@@ -9,4 +10,4 @@ import type { HandlerDeps, OperationHandler } from '../types';
  */
 export const getPerson =
   (deps: HandlerDeps): OperationHandler<'getPerson'> =>
-  (req, ctx) => lookup(deps.knex, personKeyFromQuery(req.query)).then((text) => conditionalAnswer(ctx, text));
+  (req, ctx) => lakeRead(deps, ctx, (db) => lookup(db, personKeyFromQuery(req.query))).then((text) => conditionalAnswer(ctx, text));
