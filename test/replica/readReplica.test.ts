@@ -126,6 +126,7 @@ describeCluster('a standby in use, replay paused (the standby then lacks the lat
         await get(`/person/check?username=${stored}`),
         await get(`/person/similar?username=${stored}`),
         await get(`/person/colleagues?username=${stored}`),
+        await get(`/person/history?username=${stored}`),
         await post('/people/search', {}),
         await post('/people/search', { query: 'engineer' }),
         await post('/people/bulk', { ids: [id] }),
