@@ -179,7 +179,9 @@ export async function ensureLake(knex: Knex, persons: number, companies: number)
   await knex.raw('create table if not exists bench_lake (persons integer, companies integer, seed integer)');
   const built = await knex('bench_lake').first();
   if (built && built.persons === persons && built.companies === companies && built.seed === SEED) {
-    process.stderr.write(`reusing the lake in database ${BENCH_DATABASE}: ${persons} persons, ${companies} companies\n`);
+    // The database this knex is on (bench:scale keeps one per size), not BENCH_DATABASE's name.
+    const { rows } = await knex.raw<{ rows: { db: string }[] }>('select current_database() as db');
+    process.stderr.write(`reusing the lake in database ${rows[0]!.db}: ${persons} persons, ${companies} companies\n`);
     return;
   }
   await knex.raw('truncate persons, person_positions, person_educations, person_refresh, companies, company_refresh, change_log, bench_lake');

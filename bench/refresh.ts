@@ -92,7 +92,12 @@ async function main() {
         const entries = Number(
           (await knex('change_log').where('id', '>', before).count<{ count: number }[]>({ count: '*' }))[0]!.count,
         );
-        const line = `${String(count).padStart(2)} worker(s): ${refreshed} records in ${elapsed.toFixed(1)} s = ${Math.round(refreshed / elapsed)} records/s (${Math.round(refreshed / elapsed / count)} per worker); ${changed} rewritten, ${refreshed - changed} only re-verified; ${entries} change-log entries`;
+        // Every record is due at once (no minimum age), so a run that gets through the whole lake
+        // starts over on records it has just refreshed: those are unchanged, another path; say so.
+        const passes = refreshed / (persons + companies);
+        const line =
+          `${String(count).padStart(2)} worker(s): ${refreshed} records in ${elapsed.toFixed(1)} s = ${Math.round(refreshed / elapsed)} records/s (${Math.round(refreshed / elapsed / count)} per worker); ${changed} rewritten, ${refreshed - changed} only re-verified; ${entries} change-log entries` +
+          (passes > 1 ? `; !!! ${passes.toFixed(1)} passes over the lake: not only the first pass (use a larger lake or fewer --seconds)` : '');
         lines.push(line);
         process.stderr.write(`${line}\n`);
       } finally {
