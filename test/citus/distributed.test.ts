@@ -163,6 +163,10 @@ lane('the lake on Citus: a coordinator and two workers', () => {
       expect(await taskCount(h.knex, 'select subject_id from lake_identifiers where value = ? and kind = ?', [value, `person:${column}`])).toBe(1);
     }
     expect(await taskCount(h.knex, 'select record::text from persons where id = ?', [p.id])).toBe(1);
+    // Companies are a reference table: any lookup is one task on one node.
+    const c = world.companyRecords().next().value as { company_id: string; username: string };
+    expect(await taskCount(h.knex, 'select record::text from companies where company_id = ?', [c.company_id])).toBe(1);
+    expect(await taskCount(h.knex, 'select record::text from companies where username = ?', [c.username])).toBe(1);
     // What the identifier table avoids: the same lookup on the persons column goes to every shard.
     expect(await taskCount(h.knex, 'select record::text from persons where username = ?', [p.username])).toBe(SHARDS);
     // And the service really takes the routed path: the identifier table, then the record by id.
