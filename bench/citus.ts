@@ -19,7 +19,7 @@ import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { applyDistributedLayout } from '../src/db/citusLayout';
 import { createKnex, migrateLatest, type Knex } from '../src/db/knex';
-import { writeRecords } from '../src/domain/lake/writer';
+import { writeRecords } from '../src/domain/lake/write/writer';
 import { createWorkspace } from '../src/domain/workspaces/admin';
 import { createLogger } from '../src/logger';
 import type { PersonRecord } from '../src/model/records';

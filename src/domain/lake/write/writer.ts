@@ -2,22 +2,22 @@
  * The one write path into the lake, shared by import, seed, the realtime write-back and the
  * background refresh. In one transaction it: dedupes the batch, refuses records of withdrawn data
  * subjects, (for a refresh) keeps only records whose queue lease is still held, diffs each record
- * against the copy it replaces with the one diff (domain/refresh/diff.ts), moves only `fetched_at`
+ * against the copy it replaces with the one diff (write/diff.ts), moves only `fetched_at`
  * of unchanged records, upserts the changed and new ones, and records the detected changes in the
  * change log. A failure anywhere leaves nothing written.
  */
 import type { Knex } from 'knex';
-import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records';
-import { lockStoredCompanies, sequentialCompanyWrites, touchCompanies, upsertCompanies, type StoredCompanyRow } from '../../db/repositories/companyRecords';
-import { lockStoredPersons, touchPersons, upsertPersons, type StoredRow } from '../../db/repositories/personRecords';
-import { retryOnDeadlock } from '../../db/repositories/locks';
-import { lockLeased } from '../../db/repositories/refreshQueue';
-import { insertSuppressions, suppressedDigests } from '../../db/repositories/suppressions';
-import { recordChanges, type ChangeOrigin } from '../refresh/changes';
-import { diffRecords, isSameRecord, type ChangeEntry } from '../refresh/diff';
-import { storedCompanyId } from '../../model/identifiers';
-import { normalizeIdentifier } from './identifiers';
-import { companyDigests, personDigests } from './suppression';
+import type { CompanyRecord, LakeKind, PersonRecord } from '../../../model/records';
+import { lockStoredCompanies, sequentialCompanyWrites, touchCompanies, upsertCompanies, type StoredCompanyRow } from '../../../db/repositories/companyRecords';
+import { lockStoredPersons, touchPersons, upsertPersons, type StoredRow } from '../../../db/repositories/personRecords';
+import { retryOnDeadlock } from '../../../db/repositories/locks';
+import { lockLeased } from '../../../db/repositories/refreshQueue';
+import { insertSuppressions, suppressedDigests } from '../../../db/repositories/suppressions';
+import { recordChanges, type ChangeOrigin } from './changes';
+import { diffRecords, isSameRecord, type ChangeEntry } from './diff';
+import { storedCompanyId } from '../../../model/identifiers';
+import { normalizeIdentifier } from '../identifiers';
+import { companyDigests, personDigests } from '../suppression';
 
 /** The username column's value: the one identifier normalization (identifiers.ts), never SQL lower(). */
 export const storedUsername = (record: { username: string }) => normalizeIdentifier(record.username.trim());
