@@ -24,7 +24,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { findCompanyCopy, type CompanyRecord } from '../../db/repositories/companyRecords';
 import { findPersonCopy, type PersonRecord } from '../../db/repositories/personRecords';
-import { endFetchLease, takeFetchLease } from '../../db/repositories/realtimeFetchLeases';
+import { endFetchLease, takeFetchLease, type LeaseCopy } from '../../db/repositories/realtimeFetchLeases';
 import { insertUsage, insertUsageWithAnswer } from '../../db/repositories/realtimeUsage';
 import { REALTIME_UNIT_PRICE_DECIMAL, REALTIME_UNIT_PRICE_USD } from '../account/account';
 import { AppError, notFound } from '../errors';
@@ -174,38 +174,48 @@ async function lookUp(deps: RealtimeDeps, req: RealtimeRequest, rules: KindRules
   if (copy && maxAge > 0 && started.getTime() - copy.fetched_at.getTime() < maxAge * 1000) return found('cache', copy);
   const ref = rules.sourceRef(copy);
   if (!ref) return { status: 'not_indexed' };
+  // The subject's one key: of the in-process coalescing and of the cross-instance lease.
   const subject = `realtime:${rules.kind}:${'username' in ref ? `username:${ref.username}` : `company_id:${ref.companyId}`}`;
-  return (await deps.coalescer.run(subject, () => fetchOnce(deps, rules, ref, subject, started))).value;
+  return deps.coalescer.run(subject, () => fetchOnce(deps, rules, ref, subject, copy, started));
 }
 
 const found = (source: 'cache' | 'live', copy: Copy): Found => ({ status: 'found', source, id: copy.id, record: copy.record });
 
 /**
  * The one live fetch of a subject, holding no connection while the source is asked: take the
- * subject's lease (or, while another instance holds it, wait for that instance's copy), then,
- * unless a copy fetched since `started` is already there, ask the source and write the answer back
- * through the lake writer, ending the lease in the same transaction. The lake's id is kept for a
- * known subject.
+ * subject's lease (while another instance holds it, wait for that instance's copy), then, unless a
+ * copy fetched since `started` is already there, ask the source and write the answer back through
+ * the lake writer, ending the lease in the same transaction. The lake's id is kept for a known
+ * subject (`copy`, as the lookup found it).
  */
-async function fetchOnce(deps: RealtimeDeps, rules: KindRules, ref: CompanyRef, subject: string, started: Date): Promise<Outcome> {
+async function fetchOnce(
+  deps: RealtimeDeps,
+  rules: KindRules,
+  ref: CompanyRef,
+  subject: string,
+  copy: Copy | undefined,
+  started: Date,
+): Promise<Outcome> {
   const waitMs = deps.lockWaitMs ?? 10_000;
   const token = randomUUID();
-  const fresh = (copy: Copy | undefined) => copy !== undefined && copy.fetched_at.getTime() >= started.getTime();
   const giveUpAt = Date.now() + waitMs;
-  while (!(await takeFetchLease(deps.db, subject, token, waitMs))) {
-    const copy = await rules.findCopy(deps.db);
-    if (fresh(copy)) return found('live', copy!);
+  for (;;) {
+    const lease = await takeFetchLease(deps.db, subject, token, waitMs, { kind: rules.kind, ...ref } as LeaseCopy);
+    // A copy fetched since we started (by another instance, meanwhile) is the answer.
+    if (lease.fetched_at && lease.fetched_at.getTime() >= started.getTime()) {
+      if (lease.taken) await endFetchLease(deps.db, subject, token);
+      const fresh = await rules.findCopy(deps.db);
+      if (fresh) return found('live', fresh);
+    }
+    if (lease.taken) break;
     if (Date.now() >= giveUpAt) return { status: 'unavailable', cause: 'contended', reason: 'another instance is still fetching this record' };
     await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
   }
   let leaseEnded = false;
   try {
-    // Another instance may have written it between our lookup and our lease.
-    const current = await rules.findCopy(deps.db);
-    if (fresh(current)) return found('live', current!);
     const result = await rules.fetch(ref);
     if (result.status !== 'found') return result;
-    const record = { ...result.record, id: current?.id ?? result.record.id, fetched_at: (deps.now ?? (() => new Date()))().toISOString() };
+    const record = { ...result.record, id: copy?.id ?? result.record.id, fetched_at: (deps.now ?? (() => new Date()))().toISOString() };
     const outcome = await deps.db.transaction(async (trx) => {
       const written = await writeRecords(trx, rules.kind, [record as never], { origin: 'realtime' });
       await endFetchLease(trx, subject, token);

@@ -82,7 +82,7 @@ beforeAll(async () => {
   expect(before.deliveries.length).toBeGreaterThan(0);
   before.usage = (await usageRows()).length;
   // An instance that crashed while fetching the subject left its lease.
-  await takeFetchLease(h.knex, `realtime:person:username:${subject.username}`, randomUUID(), 600_000);
+  await takeFetchLease(h.knex, `realtime:person:username:${subject.username}`, randomUUID(), 600_000, { kind: 'person', username: subject.username });
   before.sourceCalls = sim.stats.calls.person;
 
   await suppress(h.knex, 'person', { by: 'username', value: subject.username });
