@@ -117,7 +117,8 @@ export async function signingSecrets(db: Knex, id: string): Promise<string[] | u
 /**
  * Withdrawal of a subject (lake/suppression.ts, in its transaction): its monitors, in every
  * workspace, are deactivated and lose the slug and the label (which may name the person); their
- * queued deliveries are cancelled. A monitor without a subject is never reactivated
+ * deliveries (tests included, whose subject id is not set) are cancelled if still sendable, and every
+ * stored payload loses its diff and subject. A monitor without a subject is never reactivated
  * (deliveries.ts recordSuccesses). Returns the monitors' ids.
  */
 export async function withdrawSubjectMonitors(trx: Knex.Transaction, type: 'person' | 'company', slugs: readonly string[]): Promise<string[]> {
@@ -128,8 +129,11 @@ export async function withdrawSubjectMonitors(trx: Knex.Transaction, type: 'pers
         where type = ? and subject_slug = any(?::text[])
         returning id),
      d as (
-       update monitor_deliveries set state = 'cancelled', next_attempt_at = null, completed_at = now(), lease_token = null, lease_until = null
-        where monitor_id in (select id from m) and state = 'pending')
+       update monitor_deliveries set
+         state = case when state in ('pending', 'failed') then 'cancelled' else state end,
+         next_attempt_at = null, completed_at = coalesce(completed_at, now()), lease_token = null, lease_until = null,
+         body = (body::jsonb || '{"diff": null, "subject": null}'::jsonb)::text
+        where monitor_id in (select id from m))
      select id from m`,
     [type, [...new Set(slugs)]] as unknown as Knex.RawBinding[],
   );

@@ -22,15 +22,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { findCompanyCopy, type CompanyRecord } from '../../db/repositories/companyRecords';
-import { findPersonCopy, type PersonRecord } from '../../db/repositories/personRecords';
+import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records';
+import type { CompanyKey, PersonKey } from '../../model/identifiers';
+import { findCompanyCopy } from '../../db/repositories/companyRecords';
+import { findPersonCopy } from '../../db/repositories/personRecords';
 import { endFetchLease, takeFetchLease, type LeaseCopy } from '../../db/repositories/realtimeFetchLeases';
 import { insertUsage, insertUsageWithAnswer } from '../../db/repositories/realtimeUsage';
 import { REALTIME_UNIT_PRICE_DECIMAL, REALTIME_UNIT_PRICE_USD } from '../account/account';
 import { AppError, notFound } from '../errors';
-import { companyKeyFromQuery, personKeyFromQuery, type CompanyKey, type PersonKey } from '../lake/identifiers';
-import { dataSubjectBlocked, isRecordWithdrawn, isWithdrawn, type LakeKind } from '../lake/suppression';
-import { writeRecords } from '../lake/writer';
+import { companyKeyFromQuery, personKeyFromQuery } from '../lake/identifiers';
+import { dataSubjectBlocked, isRecordWithdrawn, isWithdrawn } from '../lake/suppression';
+import { writeRecords } from '../lake/write/writer';
 import type { Coalescer } from './coalesce';
 import { claim, release, requestHash, type IdempotencyScope } from './idempotency';
 import type { CompanyRef, LiveResult, LiveSource, UnavailableCause } from './source';

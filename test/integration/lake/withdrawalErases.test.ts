@@ -39,6 +39,7 @@ const before = {
   otherMonitor: '',
   changes: [] as number[],
   deliveries: [] as string[],
+  testDelivery: '',
   usage: 0,
   sourceCalls: 0,
 };
@@ -73,6 +74,10 @@ beforeAll(async () => {
     await createMonitor(b.key, subject.username, 'target account'),
   ];
   before.otherMonitor = await createMonitor(a.key, other.username, 'someone else');
+  // A monitor.test delivery names the subject in its payload, though it carries no subject id.
+  const test = await h.send(h.http.post(`/api/v1/monitors/${before.monitors[0]}/test`).set('Authorization', `Bearer ${a.key}`));
+  expect(test.status).toBe(202);
+  before.testDelivery = test.body.delivery.id;
   // A live answer stored under an Idempotency-Key; its write-back logs changes and queues deliveries.
   const answer = await send(REALTIME, a.key, { 'Idempotency-Key': IDEMPOTENCY_KEY });
   expect([answer.status, answer.body.source]).toEqual([200, 'live']);
@@ -118,12 +123,14 @@ describe('what withdrawal erases', () => {
     for (const row of rows) expect([row.subject_id, row.diff, row.redacted_at !== null]).toEqual([null, null, true]);
   });
 
-  it('webhook delivery queue and log: queued deliveries are cancelled, every one loses its diff and subject id', async () => {
-    const rows = await h.knex('monitor_deliveries').whereIn('id', before.deliveries);
+  it('webhook delivery queue and log: queued deliveries (tests included) are cancelled, every one loses its diff, subject and subject id', async () => {
+    const rows = await h.knex('monitor_deliveries').whereIn('id', [...before.deliveries, before.testDelivery]);
+    expect(rows).toHaveLength(before.deliveries.length + 1);
     for (const row of rows) {
       expect(row.state).toBe('cancelled');
       expect(row.subject_id).toBeNull();
-      expect(JSON.parse(row.body).diff).toBeNull();
+      expect(JSON.parse(row.body)).toMatchObject({ diff: null, subject: null });
+      expect(row.body).not.toContain(subject.username);
     }
   });
 
@@ -136,6 +143,9 @@ describe('what withdrawal erases', () => {
     const listed = await send('/api/v1/monitors', a.key);
     expect(JSON.stringify(listed.body)).not.toContain(subject.username);
     expect(JSON.stringify(listed.body)).not.toContain(subject.full_name);
+    // A test event would name the subject: refused.
+    const test = await h.send(h.http.post(`/api/v1/monitors/${before.monitors[0]}/test`).set('Authorization', `Bearer ${a.key}`));
+    expect([test.status, test.body.code]).toEqual([451, 'DATA_SUBJECT_BLOCKED']);
     const untouched = await send(`/api/v1/monitors/${before.otherMonitor}`, a.key);
     expect(untouched.body.monitor).toMatchObject({ active: true, subject_url: `https://www.linkedin.com/in/${other.username}`, label: 'someone else' });
   });

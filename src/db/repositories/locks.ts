@@ -1,0 +1,48 @@
+/** Short cross-instance locks: PostgreSQL advisory locks held by a transaction. */
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+
+/** A 64-bit lock key from any text (the first 8 bytes of its SHA-256), as a signed bigint string. */
+export function lockKey(text: string): string {
+  return createHash('sha256').update(text).digest().readBigInt64BE(0).toString();
+}
+
+/**
+ * Runs `fn` in a transaction that first takes the advisory lock `key`: another instance taking the
+ * same key waits until this transaction ends, at most `waitMs` (then PostgreSQL raises 55P03,
+ * lock_not_available). The lock is released with the transaction, so a crashed instance never
+ * leaves it behind.
+ */
+export async function withTransactionLock<T>(
+  db: Knex,
+  key: string,
+  waitMs: number,
+  fn: (trx: Knex.Transaction) => Promise<T>,
+): Promise<T> {
+  return db.transaction(async (trx) => {
+    // One round trip: the bound (set_config(..., true) is SET LOCAL: it ends with the transaction,
+    // and also bounds the row locks `fn` waits for), then the lock.
+    await trx.raw("select set_config('lock_timeout', ?, true), pg_advisory_xact_lock(?::bigint)", [
+      `${Math.max(1, Math.round(waitMs))}ms`,
+      lockKey(key),
+    ]);
+    return fn(trx);
+  });
+}
+
+/**
+ * Takes the advisory locks of `texts` (lockKey of each) until the transaction ends, in ascending key
+ * order, so two transactions locking overlapping sets cannot deadlock on them. The lake writer locks
+ * the identities it writes this way instead of a multi-row `SELECT ... FOR UPDATE`, which a
+ * distributed planner (Citus) refuses across shards; advisory locks are taken where the statement
+ * runs (the coordinator), so every writer through one coordinator serializes on them.
+ */
+export async function lockKeysInOrder(trx: Knex.Transaction, texts: readonly string[]): Promise<void> {
+  if (!texts.length) return;
+  const keys = [...new Set(texts.map(lockKey))].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+  // unnest yields the array's elements in order, so the locks are taken in the sorted order.
+  await trx.raw('select count(pg_advisory_xact_lock(k)) from unnest(?::bigint[]) k', [keys]);
+}
+
+/** PostgreSQL's lock_not_available: a lock wait ran past its lock_timeout. */
+export const isLockTimeout = (err: unknown) => (err as { code?: string })?.code === '55P03';
