@@ -124,8 +124,9 @@ describe('what withdrawal erases', () => {
   });
 
   it('webhook delivery queue and log: queued deliveries (tests included) are cancelled, every one loses its diff, subject and subject id', async () => {
-    const rows = await h.knex('monitor_deliveries').whereIn('id', [...before.deliveries, before.testDelivery]);
-    expect(rows).toHaveLength(before.deliveries.length + 1);
+    expect(before.deliveries).toContain(before.testDelivery);
+    const rows = await h.knex('monitor_deliveries').whereIn('id', before.deliveries);
+    expect(rows).toHaveLength(before.deliveries.length);
     for (const row of rows) {
       expect(row.state).toBe('cancelled');
       expect(row.subject_id).toBeNull();
