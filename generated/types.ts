@@ -813,7 +813,9 @@ export interface paths {
          *     live fetch: the live source is not contacted, nothing is metered); 503 `LIVE_SOURCE_UNAVAILABLE`
          *     when the live source cannot be reached, answers with an error or does not answer within the
          *     server's timeout (a few seconds; while the source keeps failing the server stops calling it for a
-         *     short while and answers 503 at once). A 404, 451 or 503 writes nothing and is not metered; retry a
+         *     short while and answers 503 at once), or when the server already has as many live fetches in
+         *     flight and waiting as it allows (`LIVE_SOURCE_CONCURRENCY` and `LIVE_SOURCE_QUEUE`: answered 503
+         *     at once, without waiting). A 404, 451 or 503 writes nothing and is not metered; retry a
          *     503 later, or use `GET /person`.
          *
          *     **Write-back.** A live answer replaces the data-lake copy in one transaction (its `fetched_at` is
@@ -826,7 +828,9 @@ export interface paths {
          *
          *     **Idempotency.** Send an `Idempotency-Key` header to make a retry safe: a repeat within 24 hours
          *     with the same parameters gets the stored answer (header `Idempotent-Replayed: true`) and is not
-         *     metered again. See the parameter for the 409 and 422 answers.
+         *     metered again. See the parameter for the 409 and 422 answers. A stored answer is never replayed
+         *     once its subject was withdrawn under a privacy request: the withdrawal erases it, and a repeat
+         *     answers 451 `DATA_SUBJECT_BLOCKED`, as a new call would.
          */
         get: operations["enrichPersonRealtime"];
         put?: never;
@@ -868,7 +872,9 @@ export interface paths {
          *     live fetch: the live source is not contacted, nothing is metered); 503 `LIVE_SOURCE_UNAVAILABLE`
          *     when the live source cannot be reached, answers with an error or does not answer within the
          *     server's timeout (a few seconds; while the source keeps failing the server stops calling it for a
-         *     short while and answers 503 at once). A 404, 451 or 503 writes nothing and is not metered; retry a
+         *     short while and answers 503 at once), or when the server already has as many live fetches in
+         *     flight and waiting as it allows (`LIVE_SOURCE_CONCURRENCY` and `LIVE_SOURCE_QUEUE`: answered 503
+         *     at once, without waiting). A 404, 451 or 503 writes nothing and is not metered; retry a
          *     503 later, or use `GET /company`.
          *
          *     **Write-back.** A live answer replaces the data-lake copy in one transaction (its `fetched_at` is
@@ -881,7 +887,9 @@ export interface paths {
          *
          *     **Idempotency.** Send an `Idempotency-Key` header to make a retry safe: a repeat within 24 hours
          *     with the same parameters gets the stored answer (header `Idempotent-Replayed: true`) and is not
-         *     metered again. See the parameter for the 409 and 422 answers.
+         *     metered again. See the parameter for the 409 and 422 answers. A stored answer is never replayed
+         *     once its subject was withdrawn under a privacy request: the withdrawal erases it, and a repeat
+         *     answers 451 `DATA_SUBJECT_BLOCKED`, as a new call would.
          */
         get: operations["enrichCompanyRealtime"];
         put?: never;
@@ -961,7 +969,8 @@ export interface paths {
          * Get a monitor
          * @description Returns one monitor of the workspace. A monitor that does not exist, was deleted, or belongs to
          *     another workspace is 404 `NOT_FOUND`. A malformed `id` is 400. The webhook secret is never
-         *     included.
+         *     included. A monitor whose subject was withdrawn under a privacy request is inactive, with
+         *     `subject_url` and `label` null (see the `WithdrawnSubject` example).
          */
         get: operations["getMonitor"];
         put?: never;
@@ -1281,6 +1290,9 @@ export interface paths {
          *     delivery path: the same signature with the monitor's secret (two signatures during a secret
          *     rotation), the same address checks at connect time, the same retries. Follow it with
          *     `GET /monitors/{id}/deliveries`.
+         *
+         *     A monitor whose subject was withdrawn under a privacy request (`subject_url: null`) sends no test:
+         *     451 `DATA_SUBJECT_BLOCKED` (a test payload names its subject).
          *
          *     A test may be sent to a deactivated monitor (`active: false`): it is attempted like the others,
          *     and a 2xx answer reactivates the monitor, so a receiver that was fixed can be brought back without
@@ -2858,10 +2870,10 @@ export interface components {
             type: components["schemas"]["MonitorType"];
             /**
              * Format: uri
-             * @description Canonical URL of the monitored profile or company page (`https://www.linkedin.com/in/<slug>` or `https://www.linkedin.com/company/<slug>`), built from the slug of the `subject_url` sent at creation.
+             * @description Canonical URL of the monitored profile or company page (`https://www.linkedin.com/in/<slug>` or `https://www.linkedin.com/company/<slug>`), built from the slug of the `subject_url` sent at creation. `null` once the subject was withdrawn under a privacy request (GDPR / CCPA): the monitor is then inactive for good, its label is erased too, and it only remains so that the workspace sees what happened; delete it when convenient.
              */
-            subject_url: string;
-            /** @description Human-readable label; null when none was given. */
+            subject_url: string | null;
+            /** @description Human-readable label; null when none was given, and once the subject was withdrawn (a label may name the person). */
             label: string | null;
             /**
              * Format: uri
@@ -2870,7 +2882,7 @@ export interface components {
             webhook_url: string;
             /** @description Subscribed event types (all events of the type when none were chosen at creation). */
             events: components["schemas"]["MonitorEvent"][];
-            /** @description Whether change events are delivered. A new monitor is active. The service deactivates it (`false`) when its receiver answers 410 Gone or when its deliveries have all failed for 5 days; a 2xx answer to `POST /monitors/{id}/test` or to a redelivery makes it active again. Pausing is not offered by the API. */
+            /** @description Whether change events are delivered. A new monitor is active. The service deactivates it (`false`) when its receiver answers 410 Gone or when its deliveries have all failed for 5 days; a 2xx answer to `POST /monitors/{id}/test` or to a redelivery makes it active again. A monitor whose subject was withdrawn under a privacy request (`subject_url: null`) is deactivated for good: nothing about the subject is delivered after the withdrawal, and a test or redelivery never reactivates it. Pausing is not offered by the API. */
             readonly active: boolean;
             /** Format: date-time */
             readonly created_at: string;
@@ -2894,7 +2906,7 @@ export interface components {
              * @description HTTPS URL that receives change events, without a user name or password. It must not point to a private or internal address (loopback, RFC 1918, link-local, carrier-grade NAT, 0.0.0.0/8, broadcast, multicast, documentation and benchmarking ranges, IPv6 loopback, link-local, unique local, NAT64, 6to4, Teredo, IPv4-mapped IPv6, alternative IPv4 encodings, or a host name resolving to any of these or not resolving at all); such a URL is a 400 `VALIDATION_ERROR` whose message says why. The check is repeated on the address dialled at every delivery.
              */
             webhook_url: string;
-            /** @description Optional human-readable label. */
+            /** @description Optional human-readable label. Control characters, line and paragraph separators and bidirectional formatting characters (such as U+202E) are refused with a 400 `VALIDATION_ERROR`, as in workspace and member names. */
             label?: string | null;
             /** @description Event types to subscribe to; each must belong to `type` (a `company.*` event on a person monitor is a 400). When omitted, all events available for the type are subscribed. */
             events?: components["schemas"]["MonitorEvent"][];
@@ -3548,7 +3560,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The live source could not be reached or did not answer in time (`LIVE_SOURCE_UNAVAILABLE`), or the service's database could not (`SERVICE_UNAVAILABLE`, with `Retry-After`). The call is not metered. Retry later, or use the cached lookup. */
+        /** @description The live source could not be reached or did not answer in time, or this server already has as many live fetches in flight and waiting as `LIVE_SOURCE_CONCURRENCY` and `LIVE_SOURCE_QUEUE` allow (`LIVE_SOURCE_UNAVAILABLE`, answered at once in that case), or the service's database could not (`SERVICE_UNAVAILABLE`, with `Retry-After`). The call is not metered. Retry later, or use the cached lookup. */
         LiveSourceUnavailable: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -5670,6 +5682,7 @@ export interface operations {
             402: components["responses"]["LicenseInactive"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -3,6 +3,7 @@
  * Nothing else in the code base reads process.env.
  */
 import path from 'node:path';
+import type { LiveSourceSettings } from './domain/live/resilience';
 
 export interface Config {
   port: number;
@@ -77,21 +78,16 @@ export interface ReadReplicasConfig {
   poolMax: number;
 }
 
-/** The live source (realtime operations and the refresh). */
-export interface LiveConfig {
+/**
+ * The live source (realtime operations and the refresh): which one, and its settings (deadlines,
+ * concurrency, breaker), whose shape and meaning are declared once in domain/live/resilience.ts.
+ */
+export interface LiveConfig extends LiveSourceSettings {
   /** `http` with LIVE_SOURCE_URL, `simulator` with LIVE_SOURCE=simulator, `none` otherwise. */
   mode: 'http' | 'simulator' | 'none';
   url: string | undefined;
   token: string | undefined;
   authHeader: string | undefined;
-  /** Deadline of a single-record call (realtime). */
-  timeoutMs: number;
-  /** Deadline of a batch call (refresh). */
-  batchTimeoutMs: number;
-  concurrency: number;
-  queue: number;
-  breakerThreshold: number;
-  breakerCooldownMs: number;
 }
 
 /** The in-process simulator of LIVE_SOURCE=simulator (and the defaults of `enrich live-sim`). */

@@ -24,3 +24,14 @@ export function nulPath(value: unknown, path = ''): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Control characters (C0, C1, DEL), line and paragraph separators, and the bidirectional
+ * formatting characters (U+202E and its kin) that can make a text display as something else in a
+ * terminal or a dashboard. Refused in every name and label a person types and others read:
+ * workspace and member names (workspaces/admin.ts), monitor labels (monitors/monitors.ts).
+ */
+const FORBIDDEN_IN_DISPLAY_TEXT = /[\p{Cc}\p{Zl}\p{Zp}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+
+/** Whether `text` holds a character a name or label must not hold (FORBIDDEN_IN_DISPLAY_TEXT). */
+export const hasFormattingCharacters = (text: string): boolean => FORBIDDEN_IN_DISPLAY_TEXT.test(text);

@@ -200,7 +200,8 @@ export interface SuccessRecord {
 /**
  * Many 2xx at once (the worker gathers them for a few milliseconds): one statement records each
  * attempt whose lease `token` still holds, and clears or reactivates their monitors where that
- * changes something. Returns the ids recorded (a lost lease records nothing).
+ * changes something (never a monitor whose subject was withdrawn: its slug is null). Returns the ids
+ * recorded (a lost lease records nothing).
  */
 export async function recordSuccesses(db: Knex, items: readonly SuccessRecord[]): Promise<Set<string>> {
   if (!items.length) return new Set();
@@ -213,7 +214,7 @@ export async function recordSuccesses(db: Knex, items: readonly SuccessRecord[])
        from input i where md.id = i.id and md.lease_token = i.token
        returning md.id, md.monitor_id, i.reactivate),
      m as (
-       update monitors mo set failing_since = null, active = mo.active or x.reactivate
+       update monitors mo set failing_since = null, active = mo.active or (x.reactivate and mo.subject_slug is not null)
        from (select monitor_id, bool_or(reactivate) as reactivate from d group by monitor_id) x
        where mo.id = x.monitor_id and (mo.failing_since is not null or (x.reactivate and not mo.active))
        returning mo.id)

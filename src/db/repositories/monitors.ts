@@ -8,7 +8,8 @@ export interface MonitorRow {
   id: string;
   workspace_id: string;
   type: 'person' | 'company';
-  subject_slug: string;
+  /** Null once the subject was withdrawn (privacy request): see withdrawSubjectMonitors. */
+  subject_slug: string | null;
   label: string | null;
   webhook_url: string;
   events: string[];
@@ -111,4 +112,30 @@ export async function signingSecrets(db: Knex, id: string): Promise<string[] | u
     .first();
   if (!row) return undefined;
   return row.previous ? [row.secret_ciphertext, row.previous] : [row.secret_ciphertext];
+}
+
+/**
+ * Withdrawal of a subject (lake/suppression.ts, in its transaction): its monitors, in every
+ * workspace, are deactivated and lose the slug and the label (which may name the person); their
+ * deliveries (tests included, whose subject id is not set) are cancelled if still sendable, and every
+ * stored payload loses its diff and subject. A monitor without a subject is never reactivated
+ * (deliveries.ts recordSuccesses). Returns the monitors' ids.
+ */
+export async function withdrawSubjectMonitors(trx: Knex.Transaction, type: 'person' | 'company', slugs: readonly string[]): Promise<string[]> {
+  if (!slugs.length) return [];
+  const { rows } = await trx.raw<{ rows: { id: string }[] }>(
+    `with m as (
+       update monitors set active = false, subject_slug = null, label = null
+        where type = ? and subject_slug = any(?::text[])
+        returning id),
+     d as (
+       update monitor_deliveries set
+         state = case when state in ('pending', 'failed') then 'cancelled' else state end,
+         next_attempt_at = null, completed_at = coalesce(completed_at, now()), lease_token = null, lease_until = null,
+         body = (body::jsonb || '{"diff": null, "subject": null}'::jsonb)::text
+        where monitor_id in (select id from m))
+     select id from m`,
+    [type, [...new Set(slugs)]] as unknown as Knex.RawBinding[],
+  );
+  return rows.map((r) => r.id);
 }

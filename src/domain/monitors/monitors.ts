@@ -9,6 +9,7 @@ import { setWatchersByUsername } from '../../db/repositories/refreshQueue';
 import { AppError, notFound, validationError } from '../errors';
 import { slugFromNetworkUrl } from '../lake/identifiers';
 import { assertNotWithdrawn } from '../lake/suppression';
+import { hasFormattingCharacters } from '../text';
 import { assertWebhookUrlAllowed, type ResolveHost, type SsrfPolicy } from '../webhooks/ssrf';
 import { generateWebhookSecret, type ServerKeys } from '../webhooks/secrets';
 
@@ -41,7 +42,8 @@ function toMonitor(row: repo.MonitorRow): Monitor {
   return {
     id: row.id,
     type: row.type,
-    subject_url: subjectUrl(row.type, row.subject_slug),
+    // A withdrawn subject (privacy request) leaves no trace of who it was: no slug, no label.
+    subject_url: row.subject_slug === null ? null : subjectUrl(row.type, row.subject_slug),
     label: row.label,
     webhook_url: row.webhook_url,
     events: row.events as MonitorEvent[],
@@ -63,6 +65,8 @@ export async function createMonitor(deps: MonitorDeps, workspaceId: string, req:
   const foreign = (req.events ?? []).filter((e) => !allowed.includes(e));
   if (foreign.length) throw validationError(`events: ${foreign.join(', ')} cannot be subscribed on a ${req.type} monitor`);
   const events = req.events ? allowed.filter((e) => req.events!.includes(e)) : [...allowed];
+  // The one rule of names (workspaces/admin.ts checkName): a label is shown in the dashboard and the CLI.
+  if (req.label && hasFormattingCharacters(req.label)) throw validationError('label must not contain control or bidirectional formatting characters');
   const url = await assertWebhookUrlAllowed(req.webhook_url, deps.ssrf, deps.resolveHost);
   await assertNotWithdrawn(deps.db, req.type, { by: 'username', value: slug });
   const secret = deps.keys.encrypt(generateWebhookSecret());
@@ -109,7 +113,7 @@ export async function deleteMonitor(db: Knex, workspaceId: string, id: string): 
   await db.transaction(async (trx) => {
     const row = await repo.deleteMonitor(trx, workspaceId, id.toLowerCase());
     if (!row) throw monitorNotFound();
-    await syncWatchers(trx, row.type, row.subject_slug);
+    if (row.subject_slug !== null) await syncWatchers(trx, row.type, row.subject_slug);
   });
 }
 

@@ -17,6 +17,7 @@ import type { ServerKeys } from './secrets';
 import { destinationOf, payload, TEST_EVENT } from './payload';
 import { webhookHeaders } from './signing';
 import { monitorSubject } from './subject';
+import { dataSubjectBlocked } from '../lake/suppression';
 
 export type MonitorDelivery = components['schemas']['MonitorDelivery'];
 
@@ -51,6 +52,8 @@ export async function listDeliveries(db: Knex, workspaceId: string, monitorId: s
 /** POST /monitors/{id}/test: a `monitor.test` delivery through the real path, due now. */
 export async function enqueueTest(db: Knex, workspaceId: string, monitorId: string): Promise<MonitorDelivery> {
   const monitor = await ownMonitor(db, workspaceId, monitorId);
+  // A test payload names its subject; a withdrawn one is named nowhere again.
+  if (monitor.subject_slug === null) throw dataSubjectBlocked();
   const id = randomUUID();
   await repo.insertDeliveries(db, [
     {
