@@ -3270,7 +3270,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The workspace has no active license (`LICENSE_INACTIVE`): it is inactive or expired. Every authenticated operation answers this until the license is renewed. */
+        /** @description The workspace has no active license (`LICENSE_INACTIVE`): it is inactive or expired. Every authenticated operation answers this until the license is renewed. Meanwhile the workspace's webhook deliveries are paused (kept, not attempted) and go out once it is active again. */
         LicenseInactive: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
