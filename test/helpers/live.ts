@@ -6,12 +6,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Knex } from 'knex';
 import { ENRICH_BIN } from './cli';
-import type { CompanyRecord } from '../../src/db/repositories/companyRecords';
-import type { PersonRecord } from '../../src/db/repositories/personRecords';
+import type { CompanyRecord, PersonRecord } from '../../src/model/records';
 import { HttpLiveSource } from '../../src/domain/live/httpSource';
 import { ResilientSource, type ResilienceOptions } from '../../src/domain/live/resilience';
 import type { CompanyRef, LiveSource } from '../../src/domain/live/source';
-import { writeRecords } from '../../src/domain/lake/writer';
+import { writeRecords } from '../../src/domain/lake/write/writer';
 import { recordValidator } from '../../src/http/recordSchemas';
 import type { World } from '../../src/world';
 

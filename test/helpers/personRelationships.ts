@@ -3,7 +3,7 @@
  * the seeded world they read, the hand-made records of their edge cases, and the oracles that
  * compute the expected answers in plain JS from the contract's semantics.
  */
-import type { PersonRecord } from '../../src/db/repositories/personRecords';
+import type { PersonRecord } from '../../src/model/records';
 import { suppress } from '../../src/domain/lake/suppression';
 import { personRecord } from './lakeRecords';
 import {

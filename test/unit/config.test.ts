@@ -33,4 +33,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ WEBHOOK_LEASE_SECONDS: '2', WEBHOOK_TIMEOUT_MS: '1500' }).webhooks.delivery.leaseSeconds).toBe(2);
     expect(loadConfig({}).webhooks.delivery).toMatchObject({ leaseSeconds: 60, timeoutMs: 15_000 });
   });
+  it('reads DATABASE_READ_URL as a list of standbys of DATABASE_URL, with a lag bound', () => {
+    expect(loadConfig({}).readReplicas).toEqual({ urls: [], maxLagSeconds: 5, probeMs: 1000, poolMax: 10 });
+    const primary = 'postgres://u@10.0.0.1:5432/enrich';
+    const c = loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: 'postgres://u@10.0.0.2/enrich, postgresql://u@10.0.0.3/enrich', DATABASE_READ_MAX_LAG_SECONDS: '2.5' });
+    expect(c.readReplicas).toMatchObject({ urls: ['postgres://u@10.0.0.2/enrich', 'postgresql://u@10.0.0.3/enrich'], maxLagSeconds: 2.5 });
+    expect(() => loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: 'postgres://u@h/db,mysql://x' })).toThrow(/DATABASE_READ_URL \(entry 2\)/);
+    expect(() => loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: 'postgres://u@h/db', DATABASE_READ_MAX_LAG_SECONDS: '-1' })).toThrow(/DATABASE_READ_MAX_LAG_SECONDS/);
+    // The embedded PostgreSQL has no standby this service knows of.
+    expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://u@h/db' })).toThrow(/needs DATABASE_URL/);
+  });
 });

@@ -8,7 +8,7 @@
  * of the batch ties at most its id to the batch, which links nothing.
  */
 import type { Knex } from 'knex';
-import type { LakeKind } from '../../domain/lake/suppression';
+import type { LakeKind } from '../../model/records';
 
 export async function storedIdentities(
   db: Knex,

@@ -5,20 +5,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { deleteCompany, findCompanyRecord, type CompanyRecord } from '../../db/repositories/companyRecords';
-import { deletePerson, findPersonRecord, type PersonRecord } from '../../db/repositories/personRecords';
+import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records';
+import { deleteCompany, findCompanyRecord } from '../../db/repositories/companyRecords';
+import { deletePerson, findPersonRecord } from '../../db/repositories/personRecords';
 import { insertSuppressions, isSuppressed } from '../../db/repositories/suppressions';
 import { AppError } from '../errors';
-import { forgetChangesOf } from '../refresh/changes';
-import {
-  canonicalCompanyId,
-  normalizeIdentifier,
-  slugKey,
-  type CompanyKey,
-  type PersonKey,
-} from './identifiers';
-
-export type LakeKind = 'person' | 'company';
+import { forgetChangesOf } from './write/changes';
+import { canonicalCompanyId, type CompanyKey, type PersonKey } from '../../model/identifiers';
+import { normalizeIdentifier, slugKey } from './identifiers';
 
 /** The digest of a key's normalized value (identifiers.ts normalizeIdentifier; UUIDs lower-case). */
 export function identifierDigest(kind: LakeKind, key: PersonKey | CompanyKey): string {

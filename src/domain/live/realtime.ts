@@ -10,15 +10,17 @@
  * wait and then find the first one's copy, fetched after it started, which it answers as `live`.
  */
 import type { Knex } from 'knex';
-import { findCompanyCopy, type CompanyRecord } from '../../db/repositories/companyRecords';
-import { findPersonCopy, type PersonRecord } from '../../db/repositories/personRecords';
+import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records';
+import { findCompanyCopy } from '../../db/repositories/companyRecords';
+import { findPersonCopy } from '../../db/repositories/personRecords';
 import { isLockTimeout, withTransactionLock } from '../../db/repositories/locks';
 import { insertUsage } from '../../db/repositories/realtimeUsage';
 import { REALTIME_UNIT_PRICE_DECIMAL } from '../account/account';
 import { AppError, notFound } from '../errors';
-import { companyKeyFromQuery, personKeyFromQuery, type CompanyKey, type PersonKey } from '../lake/identifiers';
-import { assertNotWithdrawn, dataSubjectBlocked, type LakeKind } from '../lake/suppression';
-import { writeRecords } from '../lake/writer';
+import type { CompanyKey, PersonKey } from '../../model/identifiers';
+import { companyKeyFromQuery, personKeyFromQuery } from '../lake/identifiers';
+import { assertNotWithdrawn, dataSubjectBlocked } from '../lake/suppression';
+import { writeRecords } from '../lake/write/writer';
 import type { Coalescer } from './coalesce';
 import { claim, complete, release, requestHash, type IdempotencyScope } from './idempotency';
 import type { CompanyRef, LiveResult, LiveSource } from './source';

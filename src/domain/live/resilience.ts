@@ -26,8 +26,7 @@ import {
   wrap,
   type IPolicy,
 } from 'cockatiel';
-import type { CompanyRecord } from '../../db/repositories/companyRecords';
-import type { PersonRecord } from '../../db/repositories/personRecords';
+import type { CompanyRecord, PersonRecord } from '../../model/records';
 import type { CompanyRef, LiveBatch, LiveResult, LiveSource } from './source';
 
 /** A raw adapter: answers found / not found, throws on any failure; honours the signal. */

@@ -4,8 +4,7 @@
  * never throws for a failure of the source: it answers `unavailable` with a reason, so every
  * caller handles the three outcomes explicitly.
  */
-import type { CompanyRecord } from '../../db/repositories/companyRecords';
-import type { PersonRecord } from '../../db/repositories/personRecords';
+import type { CompanyRecord, PersonRecord } from '../../model/records';
 
 export type LiveResult<R> =
   | { status: 'found'; record: R }

@@ -2,7 +2,7 @@
  * POST /companies/search on a dedicated, seeded world: expectations computed here, in plain JS over
  * the world's company records, from the contract's semantics.
  */
-import type { CompanyRecord } from '../../../src/db/repositories/companyRecords';
+import type { CompanyRecord } from '../../../src/model/records';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { companyRecord } from '../../helpers/lakeRecords';
 import { binary, byId, companyHit, pageOf, useLakeWorld, words, type LakeWorld } from '../../helpers/lakeWorld';

@@ -2,7 +2,7 @@
  * GET /institution/alumni on a dedicated seeded world and hand-made records; expectations computed
  * here in plain JS from the contract's semantics.
  */
-import type { PersonRecord } from '../../../src/db/repositories/personRecords';
+import type { PersonRecord } from '../../../src/model/records';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { personRecord } from '../../helpers/lakeRecords';
 import { byId, pageOf, personHit, useLakeWorld, type LakeWorld } from '../../helpers/lakeWorld';

@@ -2,7 +2,7 @@
  * POST /people/search on a dedicated, seeded world: every expectation is computed here, in plain JS
  * over the world's records, from the contract's semantics (never by the code under test).
  */
-import type { PersonRecord } from '../../../src/db/repositories/personRecords';
+import type { PersonRecord } from '../../../src/model/records';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { personRecord } from '../../helpers/lakeRecords';
 import {

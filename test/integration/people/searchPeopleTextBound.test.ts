@@ -7,7 +7,7 @@
  */
 import pg from 'pg';
 import { explainMix, pickParameters, readMix } from '../../../bench/readMix';
-import type { PersonRecord } from '../../../src/db/repositories/personRecords';
+import type { PersonRecord } from '../../../src/model/records';
 import { cursorFor } from '../../../src/domain/paging';
 import { STAFF_WORLD } from '../../helpers/companyStaff';
 import { byId, useLakeWorld, words, type LakeWorld } from '../../helpers/lakeWorld';
