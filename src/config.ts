@@ -361,5 +361,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { demo?: 
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
     throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
+  const delivery = config.webhooks.delivery;
+  if (delivery.leaseSeconds * 1000 <= delivery.timeoutMs) {
+    // A lease that can expire while an attempt still waits for its receiver lets another claim
+    // send the event again; a hanging receiver then got copy after copy and the delivery never
+    // reached `failed` (issue 20). The worker also ends each attempt before its lease does.
+    throw new ConfigError(
+      `WEBHOOK_LEASE_SECONDS (${delivery.leaseSeconds} s) must be longer than the attempt timeout WEBHOOK_TIMEOUT_MS ` +
+        `(${delivery.timeoutMs} ms): a claimed delivery must stay with its worker for its whole attempt and the recording of its outcome. ` +
+        `Use at least ${Math.floor(delivery.timeoutMs / 1000) + 5} (the default is 60).`,
+    );
+  }
   return config;
 }

@@ -223,7 +223,7 @@ export interface paths {
          * @description Lists people with the same seniority band, the same current-company industry and the same country
          *     as the subject person, excluding the subject. A criterion for which the subject has no value
          *     (`null` seniority, industry or country) is left out rather than matched against `null`. Ordered by
-         *     most recently verified (`fetched_at` descending), ties broken by `id`. Profiles withdrawn under a
+         *     `id`, a key the refresh never moves, so a cursor walk returns each match exactly once. Profiles withdrawn under a
          *     privacy request are never included in any list.
          *
          *     **Identifier.** Provide one of `network_url`, `username` or `id`. They are checked in that order
@@ -345,10 +345,12 @@ export interface paths {
          *       one of them (web-search syntax: `"quoted phrase"`, `or`, `-word`). When it matches at most
          *       1,000 people (`total_relation` `eq`), results are ordered by relevance, a name match weighing
          *       more than a title match, more than a company match. When it matches more (`total` 1000 with
-         *       `gte`), ranking them all would cost a read of every match, so results are ordered by most
-         *       recently verified instead: narrow the query or add filters to have them ranked. A cursor keeps
-         *       the order of the page it came from. Without `query`, results are ordered by most recently
-         *       verified (`fetched_at` descending); ties are always broken by `id`.
+         *       `gte`), ranking them all would cost a read of every match, so results are ordered by `id`
+         *       instead: narrow the query or add filters to have them ranked. A cursor keeps the order of the
+         *       page it came from. Without `query`, results are ordered by `id`: never by `fetched_at`, which
+         *       the background refresh moves on every re-verification, so a cursor walk (an export) returns
+         *       every person that matches for the whole walk exactly once, whatever the refresh does
+         *       meanwhile. Ties are always broken by `id`.
          *     - `title` words are matched independently (OR) against the current title, each as a whole word:
          *       the title is split into words at spaces and punctuation, so `engineer` matches `Senior
          *       Engineer` and `Engineer, Platform` but not `Engineering Manager`.
@@ -459,7 +461,8 @@ export interface paths {
          *     at austin` matches, `UT Austin` does not). An unknown school is not an error: 200 with empty
          *     `results`.
          *
-         *     Ordered by most recently verified (`fetched_at` descending), ties broken by `id`. Profiles
+         *     Ordered by `id`, a key the refresh never moves, so a cursor walk returns each alumnus that
+         *     matches for the whole walk exactly once. Profiles
          *     withdrawn under a privacy request are never included in any list.
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
@@ -595,8 +598,10 @@ export interface paths {
          *     combine with OR. Text filters are case-insensitive.
          *
          *     - `query` is full-text over name, tagline, description and specialities, and orders results by
-         *       relevance. Without it, results are ordered by `staff_count` descending (unknown last); ties are
-         *       always broken by `id`.
+         *       relevance. Without it, results are ordered by `id`: not by `staff_count`, which the
+         *       background refresh rewrites, so a cursor walk (an export) returns every company that matches
+         *       for the whole walk exactly once, whatever the refresh does meanwhile. Ties are always broken
+         *       by `id`.
          *     - `headcount_min` / `headcount_max` bound `staff_count` and `founded_year_min` /
          *       `founded_year_max` bound `founded_year`, all inclusive. A company whose value is unknown never
          *       matches a bound. A `_min` greater than its `_max` is a 400.
@@ -1229,6 +1234,11 @@ export interface paths {
          *     with both the new and the previous secret (two `v1,` signatures), so a receiver can switch
          *     without losing events. A monitor of another workspace is 404.
          *
+         *     One rotation at a time: while the secret replaced by the last rotation still signs (24 hours),
+         *     another rotation is 409 `SECRET_ROTATION_IN_PROGRESS` and changes nothing. So every secret this
+         *     operation returns signs deliveries, and keeps signing until 24 hours after it is replaced; of
+         *     concurrent rotations of one monitor exactly one answers 200.
+         *
          *     Authenticated by the dashboard's session cookie or by an API key (owner or member). With the session
          *     cookie the `Origin` header must be this server's origin.
          */
@@ -1731,6 +1741,7 @@ export interface components {
          *     | 405 | `METHOD_NOT_ALLOWED` | known path, method not offered on it |
          *     | 409 | `MONITOR_LIMIT_REACHED` | the workspace already has 1000 monitors |
          *     | 409 | `SECRET_ALREADY_REVEALED` | a monitor's webhook secret was already revealed once |
+         *     | 409 | `SECRET_ROTATION_IN_PROGRESS` | a monitor's secret was rotated less than 24 h ago (its replaced secret still signs) |
          *     | 409 | `DELIVERY_NOT_FAILED` | redelivery of a monitor delivery that is not `failed` |
          *     | 409 | `IDEMPOTENCY_KEY_IN_PROGRESS` | realtime: a call with the same `Idempotency-Key` is still being answered |
          *     | 413 | `PAYLOAD_TOO_LARGE` | JSON body over 1 MiB |
@@ -1744,7 +1755,7 @@ export interface components {
          *     | 503 | `SERVICE_UNAVAILABLE` | the database is unreachable or did not answer in time; see `Retry-After` |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "SECRET_ROTATION_IN_PROGRESS" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
         /** @description Body of every error response. */
         ErrorResponse: {
             /** @description Human-readable explanation; for 400 it names the offending parameter. The wording may change at any time: do not parse it. */
@@ -2213,7 +2224,7 @@ export interface components {
          * @default 25
          */
         PageSize: number;
-        /** @description Opaque cursor from a previous page's `next_cursor`: asks for the page after that one, by the sort key of its last row (keyset paging). Cursors have no page cap and stay valid across restarts; a row that is neither inserted nor deleted nor re-sorted during the walk is seen exactly once. A cursor is bound to the query that produced it (operation and filters; `per_page` may change between pages): a malformed cursor, or one from another query, is a 400 `INVALID_CURSOR`. It cannot be combined with `page`. */
+        /** @description Opaque cursor from a previous page's `next_cursor`: asks for the page after that one, by the sort key of its last row (keyset paging). Cursors have no page cap and stay valid across restarts. Walk guarantee: a row that matches the query for the whole walk is returned exactly once, whatever the background refresh does meanwhile, in every list whose order is by `id` (searches without `query`, similar people, alumni: the lists to export with), since an id never changes; no list is ordered by `fetched_at`, so re-verifying a record never moves it. In a list ordered by a record's content (relevance, band and name, a start or end date), a row whose ordering field itself changes during the walk may be seen twice or not at all. A cursor is bound to the query that produced it (operation and filters; `per_page` may change between pages): a malformed cursor, or one from another query, is a 400 `INVALID_CURSOR`. It cannot be combined with `page`. */
         Cursor: string;
         /**
          * @description A change event a monitor can subscribe to. Person monitors accept the `person.*` events,
@@ -2411,7 +2422,7 @@ export interface components {
         SeniorityFilter: components["schemas"]["Seniority"] | components["schemas"]["Seniority"][];
         /** @description People search filters. Every filter is optional and filters combine with AND; an empty object lists every indexed person. Unknown fields are rejected with 400. */
         SearchPeopleRequest: {
-            /** @description Full-text search over name, title and company: every word must occur as a whole word in one of them (web-search syntax: quoted phrases, `or`, `-word`). Orders the results by relevance (name over title over company) when it matches at most 1,000 people, else by most recently verified; without it results are ordered by most recently verified (`fetched_at` descending). */
+            /** @description Full-text search over name, title and company: every word must occur as a whole word in one of them (web-search syntax: quoted phrases, `or`, `-word`). Orders the results by relevance (name over title over company) when it matches at most 1,000 people, else by `id`; without it results are ordered by `id`, a key the refresh never moves (so a cursor walk sees every match exactly once). */
             query?: string;
             /** @description Job title keywords; space-separated words are matched independently (OR) and case-insensitively against the current title, each as a whole word of it (`engineer` does not match `Engineering`). */
             title?: string;
@@ -3464,7 +3475,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The workspace has no active license (`LICENSE_INACTIVE`): it is inactive or expired. Every authenticated operation answers this until the license is renewed. */
+        /** @description The workspace has no active license (`LICENSE_INACTIVE`): it is inactive or expired. Every authenticated operation answers this until the license is renewed. Meanwhile the workspace's webhook deliveries are paused (kept, not attempted) and go out once it is active again. */
         LicenseInactive: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -3613,6 +3624,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description The monitor's secret was rotated less than 24 hours ago (`SECRET_ROTATION_IN_PROGRESS`): the secret that rotation replaced still signs deliveries until its `previous_secret_valid_until`, and a second rotation would stop it early. One rotation at a time, so every secret handed out keeps signing until 24 hours after it is replaced; of concurrent rotations exactly one answers 200. */
+        SecretRotationInProgress: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description The delivery is not `failed` (`DELIVERY_NOT_FAILED`): it is still pending, already succeeded, or was cancelled. Only a failed delivery can be redelivered. */
         DeliveryNotFailed: {
             headers: {
@@ -3662,7 +3685,7 @@ export interface components {
          * @example 25
          */
         PerPage: components["schemas"]["PageSize"];
-        /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+        /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
         Cursor: components["schemas"]["Cursor"];
         /**
          * @description Look-back window in whole months, counted back from the current calendar month (UTC): a role whose start month falls within the last `within_months` months, the current month included, qualifies. Roles with an unknown start month are placed in January of their start year.
@@ -4040,7 +4063,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4100,7 +4123,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4160,7 +4183,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4220,7 +4243,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4379,7 +4402,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4568,7 +4591,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4655,7 +4678,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4705,7 +4728,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4798,7 +4821,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4848,7 +4871,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -5300,7 +5323,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -5416,7 +5439,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -5594,6 +5617,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["SecretRotationInProgress"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5612,7 +5636,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;

@@ -22,6 +22,7 @@ import * as importPositionFacts from './20261203000100_import_position_facts';
 import * as countIndexOnly from './20261203000200_count_index_only';
 import * as realtimeFetchLeases from './20261204000100_realtime_fetch_leases';
 import * as withdrawalCopies from './20261204000200_withdrawal_copies';
+import * as walkOrder from './20261204000500_walk_order';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '20261203000200_count_index_only': countIndexOnly,
   '20261204000100_realtime_fetch_leases': realtimeFetchLeases,
   '20261204000200_withdrawal_copies': withdrawalCopies,
+  '20261204000500_walk_order': walkOrder,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

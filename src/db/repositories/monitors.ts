@@ -91,17 +91,27 @@ export async function secretState(db: Knex, id: string): Promise<{ revealed: boo
 
 /**
  * Rotation: the current secret becomes the previous one (signing until `previousExpiresInSeconds`
- * from now), `ciphertext` the current one, revealed at once. Undefined when the monitor is unknown.
+ * from now), `ciphertext` the current one, revealed at once; only when no earlier rotation's
+ * previous secret still signs. Concurrent rotations queue on the row's lock and each re-checks
+ * that condition on the row the one before it left, so exactly one of them rotates.
+ * `in_progress` says until when the replaced secret signs; `not_found`: unknown monitor.
  */
-export async function rotateSecret(db: Knex, id: string, ciphertext: string, previousExpiresInSeconds: number): Promise<boolean> {
+export async function rotateSecret(
+  db: Knex,
+  id: string,
+  ciphertext: string,
+  previousExpiresInSeconds: number,
+): Promise<{ outcome: 'rotated' } | { outcome: 'in_progress'; until: Date } | { outcome: 'not_found' }> {
   const { rowCount } = await db.raw<{ rowCount: number }>(
     `update monitors set previous_secret_ciphertext = secret_ciphertext,
        previous_secret_expires_at = now() + make_interval(secs => ?),
        secret_ciphertext = ?, secret_revealed_at = now()
-     where id = ?`,
+     where id = ? and (previous_secret_expires_at is null or previous_secret_expires_at <= now())`,
     [previousExpiresInSeconds, ciphertext, id],
   );
-  return (rowCount ?? 0) > 0;
+  if ((rowCount ?? 0) > 0) return { outcome: 'rotated' };
+  const row = await db('monitors').select('previous_secret_expires_at').where({ id }).first();
+  return row ? { outcome: 'in_progress', until: row.previous_secret_expires_at as Date } : { outcome: 'not_found' };
 }
 
 /** The ciphertexts of the secrets that sign a delivery now: the current one, and the previous one during a rotation. */
