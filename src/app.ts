@@ -25,7 +25,7 @@ import { dispatch } from './http/middleware/dispatch';
 import { edge } from './http/middleware/edge';
 import { Limits } from './http/middleware/limits';
 import { isApiPath, route } from './http/middleware/route';
-import { Metrics } from './http/metrics';
+import { Metrics } from './observability/metrics';
 import { operationalRoutes } from './http/routes/operational';
 import { dashboardRoutes } from './http/routes/dashboard';
 import { RequestCounter } from './http/requestCounter';

@@ -13,7 +13,7 @@ import { DEMO_LOADED_PERSONS, ensureDemoWorld } from './world/demo';
 import { ensureDemoWorkspace } from './domain/workspaces/demo';
 import { createSignInLink } from './domain/workspaces/sessions';
 import { signInUrl } from './cli/dashboardCommands';
-import { Metrics } from './http/metrics';
+import { Metrics } from './observability/metrics';
 import { RefreshWorker } from './jobs/refreshWorker';
 import { createDeliveryWorker } from './jobs/deliveryWorker';
 import { createLiveSource, type LiveWiring } from './live';

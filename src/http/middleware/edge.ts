@@ -14,7 +14,7 @@ import type { Limits } from './limits';
 import { API_ROOT } from '../contract';
 import type { RequestState } from '../state';
 import { rateLimitPolicy, rateLimitRemaining } from '../rateLimitHeaders';
-import type { Metrics } from '../metrics';
+import type { Metrics } from '../../observability/metrics';
 import type { RequestCounter } from '../requestCounter';
 import { containsRawJson, RawJson, spliceData, toJsonText } from '../rawJson';
 
