@@ -3,12 +3,15 @@
  * Nothing else in the code base reads process.env.
  */
 import path from 'node:path';
+import type { LiveSourceSettings } from './domain/live/resilience';
 
 export interface Config {
   port: number;
   host: string;
   /** Unset: the embedded PostgreSQL under dataDir is used. */
   databaseUrl: string | undefined;
+  /** Read replicas of DATABASE_URL (streaming standbys) that serve the lake's reads. */
+  readReplicas: ReadReplicasConfig;
   dataDir: string;
   embeddedPgPort: number;
   redisUrl: string | undefined;
@@ -59,21 +62,32 @@ export interface Config {
   webhooks: WebhooksConfig;
 }
 
-/** The live source (realtime operations and the refresh). */
-export interface LiveConfig {
+/**
+ * DATABASE_READ_URL: standbys of DATABASE_URL (pg_basebackup -R) that serve the lake's reads
+ * (db/replicas.ts). Writes, metering, locks, the LISTEN channel, queues and sessions stay on the
+ * primary. Empty `urls`: every read goes to the primary, as on one PostgreSQL.
+ */
+export interface ReadReplicasConfig {
+  /** DATABASE_READ_URL, comma-separated: one or more standbys. */
+  urls: string[];
+  /** DATABASE_READ_MAX_LAG_SECONDS: a standby further behind than this is not read from until it catches up. */
+  maxLagSeconds: number;
+  /** DATABASE_READ_PROBE_MS: how often each standby's replay lag is measured (each probe bounded by READINESS_TIMEOUT_MS). */
+  probeMs: number;
+  /** DATABASE_READ_POOL_MAX: connections per standby (default DB_POOL_MAX). */
+  poolMax: number;
+}
+
+/**
+ * The live source (realtime operations and the refresh): which one, and its settings (deadlines,
+ * concurrency, breaker), whose shape and meaning are declared once in domain/live/resilience.ts.
+ */
+export interface LiveConfig extends LiveSourceSettings {
   /** `http` with LIVE_SOURCE_URL, `simulator` with LIVE_SOURCE=simulator, `none` otherwise. */
   mode: 'http' | 'simulator' | 'none';
   url: string | undefined;
   token: string | undefined;
   authHeader: string | undefined;
-  /** Deadline of a single-record call (realtime). */
-  timeoutMs: number;
-  /** Deadline of a batch call (refresh). */
-  batchTimeoutMs: number;
-  concurrency: number;
-  queue: number;
-  breakerThreshold: number;
-  breakerCooldownMs: number;
 }
 
 /** The in-process simulator of LIVE_SOURCE=simulator (and the defaults of `enrich live-sim`). */
@@ -208,6 +222,18 @@ function schedule(env: NodeJS.ProcessEnv, name: string, fallback: number[]): num
   return parts.map(Number);
 }
 
+/** DATABASE_READ_URL: comma-separated PostgreSQL URLs, each validated like DATABASE_URL. */
+function readUrls(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.DATABASE_READ_URL;
+  if (!raw) return [];
+  const urls = raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  urls.forEach((one, i) => url({ [`DATABASE_READ_URL (entry ${i + 1})`]: one }, `DATABASE_READ_URL (entry ${i + 1})`, ['postgres:', 'postgresql:']));
+  return urls;
+}
+
 function number(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -248,6 +274,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { demo?: 
     port: int(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '127.0.0.1',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    readReplicas: {
+      urls: readUrls(env),
+      maxLagSeconds: number(env, 'DATABASE_READ_MAX_LAG_SECONDS', 5),
+      probeMs: int(env, 'DATABASE_READ_PROBE_MS', 1000, 100, 60_000),
+      poolMax: int(env, 'DATABASE_READ_POOL_MAX', int(env, 'DB_POOL_MAX', 10, 1, 1000), 1, 1000),
+    },
     dataDir: path.resolve(env.ENRICH_DATA_DIR || '.data'),
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
@@ -324,8 +356,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { demo?: 
       },
     },
   };
+  // A standby of the embedded PostgreSQL is not a topology this service sets up.
+  if (config.readReplicas.urls.length && !config.databaseUrl) throw new ConfigError('DATABASE_READ_URL needs DATABASE_URL (the primary)');
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
     throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
+  const delivery = config.webhooks.delivery;
+  if (delivery.leaseSeconds * 1000 <= delivery.timeoutMs) {
+    // A lease that can expire while an attempt still waits for its receiver lets another claim
+    // send the event again; a hanging receiver then got copy after copy and the delivery never
+    // reached `failed` (issue 20). The worker also ends each attempt before its lease does.
+    throw new ConfigError(
+      `WEBHOOK_LEASE_SECONDS (${delivery.leaseSeconds} s) must be longer than the attempt timeout WEBHOOK_TIMEOUT_MS ` +
+        `(${delivery.timeoutMs} ms): a claimed delivery must stay with its worker for its whole attempt and the recording of its outcome. ` +
+        `Use at least ${Math.floor(delivery.timeoutMs / 1000) + 5} (the default is 60).`,
+    );
   }
   return config;
 }

@@ -8,6 +8,8 @@ import Redis from 'ioredis';
 import { createApp } from './app';
 import { loadConfig, type Config } from './config';
 import { createKnex, migrateLatest, openDatabase, type Knex } from './db/knex';
+import { pendingMigrations } from './db/migrationState';
+import { ReadReplicas } from './db/replicas';
 import { createLogger, type Logger } from './logger';
 import { DEMO_LOADED_PERSONS, ensureDemoWorld } from './world/demo';
 import { ensureDemoWorkspace } from './domain/workspaces/demo';
@@ -24,7 +26,8 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(opts: { demo?: boolean; config?: Config } = {}): Promise<RunningServer> {
+/** `migrate: false` (`enrich serve --no-migrate`): the schema must already be current (`enrich migrate`). */
+export async function startServer(opts: { demo?: boolean; config?: Config; migrate?: boolean } = {}): Promise<RunningServer> {
   const config = opts.config ?? loadConfig(process.env, { demo: opts.demo });
   const logger = createLogger(config.logLevel);
   // A port already taken is found before the database starts (an embedded PostgreSQL takes seconds,
@@ -49,10 +52,18 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
   let live: LiveWiring;
   let app: Awaited<ReturnType<typeof createApp>>;
   let redis: Redis | undefined;
+  let reads: ReadReplicas | undefined;
   try {
     logger.info({ database: db.embedded ? `embedded (${config.dataDir}/postgres)` : 'DATABASE_URL' }, 'database ready');
-    const applied = await migrateLatest(db.knex);
-    if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+    if (opts.migrate === false) {
+      const pending = await pendingMigrations(db.knex);
+      if (pending.length) {
+        throw new Error(`the database lacks ${pending.length} migration(s) of this version (${pending.join(', ')}): run \`enrich migrate\` against the primary first`);
+      }
+    } else {
+      const applied = await migrateLatest(db.knex);
+      if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+    }
 
     // The demo serves real profiles from its first request: an empty lake gets a small world first.
     if (opts.demo) {
@@ -76,9 +87,12 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
     });
     opened.push(() => requestKnex.destroy());
     const metrics = new Metrics();
+    reads = config.readReplicas.urls.length ? await openReadReplicas(config, requestKnex, logger) : undefined;
+    if (reads) opened.push(() => reads!.close());
+    reads?.observe(metrics.registry);
     live = await createLiveSource(config, { db: db.knex, logger, observer: metrics.source });
     opened.push(() => live.close());
-    app = await createApp({ config, knex: requestKnex, logger, redis, databaseUrl: db.url, liveSource: live.source, metrics });
+    app = await createApp({ config, knex: requestKnex, logger, redis, databaseUrl: db.url, liveSource: live.source, metrics, reads });
     opened.push(() => app.close());
     worker = config.refresh.inProcess
       ? new RefreshWorker({ db: db.knex, source: live.source, config: config.refresh, logger, metrics })
@@ -130,11 +144,37 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
       await live.close();
       await app.close();
       await redis?.quit().catch(() => undefined);
+      await reads?.close();
       await requestKnex.destroy();
       await db.close();
       logger.info('stopped');
     })());
   return { server, url, stop };
+}
+
+/**
+ * The read replicas of DATABASE_READ_URL with the request pool's bounds; probed once before the
+ * server listens (a standby that does not answer yet only means reads start on the primary).
+ */
+async function openReadReplicas(config: Config, primary: ReturnType<typeof createKnex>, logger: Logger): Promise<ReadReplicas> {
+  const { readReplicas: r } = config;
+  const reads = new ReadReplicas(primary, r.urls, {
+    maxLagSeconds: r.maxLagSeconds,
+    probeMs: r.probeMs,
+    probeTimeoutMs: config.readinessTimeoutMs,
+    poolMax: r.poolMax,
+    timeouts: { statementTimeoutMs: config.dbStatementTimeoutMs, acquireTimeoutMs: config.dbAcquireTimeoutMs },
+    onChange: (replica, state, detail) =>
+      state === 'in_use'
+        ? logger.info({ replica, ...detail }, 'read replica in use: lake reads go to it')
+        : logger.warn({ replica, state, ...detail, max_lag_seconds: r.maxLagSeconds }, 'read replica not used: lake reads go to the primary until it recovers'),
+  });
+  await reads.start();
+  logger.info(
+    { replicas: r.urls.map((u, i) => `replica_${i + 1}=${new URL(u).host}${new URL(u).pathname}`), max_lag_seconds: r.maxLagSeconds, pin_ms: reads.pinMs },
+    'read replicas configured',
+  );
+  return reads;
 }
 
 /**

@@ -7,8 +7,8 @@ import path from 'node:path';
 import { once } from 'node:events';
 import type { Knex } from 'knex';
 import { createWorld, type World, type WorldOptions } from '.';
-import type { LakeKind } from '../domain/lake/suppression';
-import { writeRecords } from '../domain/lake/writer';
+import type { LakeKind } from '../model/records';
+import { writeRecords } from '../domain/lake/write/writer';
 
 export interface SeedProgress {
   kind: LakeKind;

@@ -4,7 +4,7 @@
  * the hand-made records of their edge cases, and the oracles that compute the expected answers in
  * plain JS from the contract's semantics.
  */
-import type { PersonRecord } from '../../src/db/repositories/personRecords';
+import type { PersonRecord } from '../../src/model/records';
 import { suppress } from '../../src/domain/lake/suppression';
 import { companyRecord, personRecord } from './lakeRecords';
 import { byId, byStaff, currentPosition, monthIndex, sameCompanyId, useLakeWorld, windowStart, type LakeWorld } from './lakeWorld';

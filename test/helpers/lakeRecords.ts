@@ -5,9 +5,8 @@
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { CompanyRecord } from '../../src/db/repositories/companyRecords';
-import type { PersonRecord } from '../../src/db/repositories/personRecords';
-import { writeRecords } from '../../src/domain/lake/writer';
+import type { CompanyRecord, PersonRecord } from '../../src/model/records';
+import { writeRecords } from '../../src/domain/lake/write/writer';
 import { loadDefinition } from '../../src/http/contract';
 
 type Examples = Record<string, { value: { data: unknown } }>;

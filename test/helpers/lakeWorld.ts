@@ -11,9 +11,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createKnex, dropDatabase, ensureDatabase, migrateLatest } from '../../src/db/knex';
 import { databaseUrl } from '../../src/db/embedded';
-import type { CompanyRecord } from '../../src/db/repositories/companyRecords';
-import type { PersonRecord } from '../../src/db/repositories/personRecords';
-import { writeRecords } from '../../src/domain/lake/writer';
+import type { CompanyRecord, PersonRecord } from '../../src/model/records';
+import { writeRecords } from '../../src/domain/lake/write/writer';
 import { createWorld, defaultAsOf } from '../../src/world';
 import { createHarness, type Harness } from './harness';
 

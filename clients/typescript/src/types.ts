@@ -52,6 +52,10 @@ export interface paths {
          *     Redis is optional: when it is configured but unreachable the instance stays ready, limits requests
          *     in its own memory meanwhile, and says so in `checks.redis`.
          *
+         *     With read replicas (`DATABASE_READ_URL`), `checks.replicas` shows each one's state and replay lag.
+         *     They never decide readiness either: a replica that lags past the server's bound or is down is not
+         *     read from until it recovers, and the primary serves the lake's reads meanwhile.
+         *
          *     Unauthenticated requests are counted against a per-client-address window, as for `GET /health`.
          */
         get: operations["getReadiness"];
@@ -125,6 +129,10 @@ export interface paths {
          *       (metered).
          *     - 451 `DATA_SUBJECT_BLOCKED`: the profile was withdrawn under a privacy request (GDPR / CCPA).
          *       This is permanent and no identifier will reach it; it is deliberately distinct from 404.
+         *
+         *     **Conditional requests.** The answer carries an `ETag`, a strong validator of its `data`. Send it
+         *     back in `If-None-Match` and, while `data` is byte-identical, the answer is 304 with no body (and
+         *     the request id and rate-limit headers); a 304 counts against the rate limit (see the 304 response).
          */
         get: operations["getPerson"];
         put?: never;
@@ -156,8 +164,45 @@ export interface paths {
          *     **Outcomes.** An unknown profile is not an error: the answer is 200 with `exists: false` and `id`
          *     and `fetched_at` null. A profile withdrawn under a privacy request is 451 `DATA_SUBJECT_BLOCKED`
          *     (not `exists: false`), so that a withdrawal is never mistaken for a record that may appear later.
+         *
+         *     **Conditional requests.** The answer carries an `ETag`, a strong validator of its `data`. Send it
+         *     back in `If-None-Match` and, while `data` is byte-identical, the answer is 304 with no body (and
+         *     the request id and rate-limit headers); a 304 counts against the rate limit (see the 304 response).
          */
         get: operations["checkPerson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/person/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the changes of a person
+         * @description What changed on one person record over time, newest first: every change the service detected and
+         *     recorded in its change log (the events a monitor can subscribe to), each with the fields that
+         *     changed (old and new value), when it was detected and by what (an import, the continuous refresh
+         *     or a realtime lookup). The same changes are the events of `GET /events` and of the webhooks.
+         *
+         *     **Identifier.** The same as `GET /person`: `network_url`, `username` or `id`, checked in that
+         *     order, the first present one used. A record that is not indexed is 404 `NOT_FOUND`; a record
+         *     withdrawn under a privacy request is 451 `DATA_SUBJECT_BLOCKED`, and its history was erased with
+         *     it (the change log keeps no field value and no link to the subject).
+         *
+         *     **Filter and paging.** `since` keeps the changes detected at or after an instant. `page` is
+         *     1-based (1-1000, default 1) and `per_page` 1-100 (default 25); `total` is exact up to 10,000
+         *     (`total_relation`). To walk the whole history follow `next_cursor` (pass it as `cursor`, without
+         *     `page`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`.
+         */
+        get: operations["listPersonHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -178,7 +223,7 @@ export interface paths {
          * @description Lists people with the same seniority band, the same current-company industry and the same country
          *     as the subject person, excluding the subject. A criterion for which the subject has no value
          *     (`null` seniority, industry or country) is left out rather than matched against `null`. Ordered by
-         *     most recently verified (`fetched_at` descending), ties broken by `id`. Profiles withdrawn under a
+         *     `id`, a key the refresh never moves, so a cursor walk returns each match exactly once. Profiles withdrawn under a
          *     privacy request are never included in any list.
          *
          *     **Identifier.** Provide one of `network_url`, `username` or `id`. They are checked in that order
@@ -300,10 +345,12 @@ export interface paths {
          *       one of them (web-search syntax: `"quoted phrase"`, `or`, `-word`). When it matches at most
          *       1,000 people (`total_relation` `eq`), results are ordered by relevance, a name match weighing
          *       more than a title match, more than a company match. When it matches more (`total` 1000 with
-         *       `gte`), ranking them all would cost a read of every match, so results are ordered by most
-         *       recently verified instead: narrow the query or add filters to have them ranked. A cursor keeps
-         *       the order of the page it came from. Without `query`, results are ordered by most recently
-         *       verified (`fetched_at` descending); ties are always broken by `id`.
+         *       `gte`), ranking them all would cost a read of every match, so results are ordered by `id`
+         *       instead: narrow the query or add filters to have them ranked. A cursor keeps the order of the
+         *       page it came from. Without `query`, results are ordered by `id`: never by `fetched_at`, which
+         *       the background refresh moves on every re-verification, so a cursor walk (an export) returns
+         *       every person that matches for the whole walk exactly once, whatever the refresh does
+         *       meanwhile. Ties are always broken by `id`.
          *     - `title` words are matched independently (OR) against the current title, each as a whole word:
          *       the title is split into words at spaces and punctuation, so `engineer` matches `Senior
          *       Engineer` and `Engineer, Platform` but not `Engineering Manager`.
@@ -414,7 +461,8 @@ export interface paths {
          *     at austin` matches, `UT Austin` does not). An unknown school is not an error: 200 with empty
          *     `results`.
          *
-         *     Ordered by most recently verified (`fetched_at` descending), ties broken by `id`. Profiles
+         *     Ordered by `id`, a key the refresh never moves, so a cursor walk returns each alumnus that
+         *     matches for the whole walk exactly once. Profiles
          *     withdrawn under a privacy request are never included in any list.
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
@@ -454,6 +502,10 @@ export interface paths {
          *       live source instead (metered).
          *     - 451 `DATA_SUBJECT_BLOCKED`: the record was withdrawn under a privacy request; permanent, and
          *       deliberately distinct from 404.
+         *
+         *     **Conditional requests.** The answer carries an `ETag`, a strong validator of its `data`. Send it
+         *     back in `If-None-Match` and, while `data` is byte-identical, the answer is 304 with no body (and
+         *     the request id and rate-limit headers); a 304 counts against the rate limit (see the 304 response).
          */
         get: operations["getCompany"];
         put?: never;
@@ -483,8 +535,45 @@ export interface paths {
          *
          *     **Outcomes.** An unknown company is not an error: 200 with `exists: false` and `id` and
          *     `fetched_at` null. A withdrawn record is 451 `DATA_SUBJECT_BLOCKED`.
+         *
+         *     **Conditional requests.** The answer carries an `ETag`, a strong validator of its `data`. Send it
+         *     back in `If-None-Match` and, while `data` is byte-identical, the answer is 304 with no body (and
+         *     the request id and rate-limit headers); a 304 counts against the rate limit (see the 304 response).
          */
         get: operations["checkCompany"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/company/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the changes of a company
+         * @description What changed on one company record over time, newest first: every change the service detected and
+         *     recorded in its change log (the events a monitor can subscribe to), each with the fields that
+         *     changed (old and new value), when it was detected and by what (an import, the continuous refresh
+         *     or a realtime lookup). The same changes are the events of `GET /events` and of the webhooks.
+         *
+         *     **Identifier.** The same as `GET /company`: `network_url`, `username`, `company_id` or `id`, checked in that
+         *     order, the first present one used. A record that is not indexed is 404 `NOT_FOUND`; a record
+         *     withdrawn under a privacy request is 451 `DATA_SUBJECT_BLOCKED`, and its history was erased with
+         *     it (the change log keeps no field value and no link to the subject).
+         *
+         *     **Filter and paging.** `since` keeps the changes detected at or after an instant. `page` is
+         *     1-based (1-1000, default 1) and `per_page` 1-100 (default 25); `total` is exact up to 10,000
+         *     (`total_relation`). To walk the whole history follow `next_cursor` (pass it as `cursor`, without
+         *     `page`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`.
+         */
+        get: operations["listCompanyHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -509,8 +598,10 @@ export interface paths {
          *     combine with OR. Text filters are case-insensitive.
          *
          *     - `query` is full-text over name, tagline, description and specialities, and orders results by
-         *       relevance. Without it, results are ordered by `staff_count` descending (unknown last); ties are
-         *       always broken by `id`.
+         *       relevance. Without it, results are ordered by `id`: not by `staff_count`, which the
+         *       background refresh rewrites, so a cursor walk (an export) returns every company that matches
+         *       for the whole walk exactly once, whatever the refresh does meanwhile. Ties are always broken
+         *       by `id`.
          *     - `headcount_min` / `headcount_max` bound `staff_count` and `founded_year_min` /
          *       `founded_year_max` bound `founded_year`, all inclusive. A company whose value is unknown never
          *       matches a bound. A `_min` greater than its `_max` is a 400.
@@ -727,7 +818,9 @@ export interface paths {
          *     live fetch: the live source is not contacted, nothing is metered); 503 `LIVE_SOURCE_UNAVAILABLE`
          *     when the live source cannot be reached, answers with an error or does not answer within the
          *     server's timeout (a few seconds; while the source keeps failing the server stops calling it for a
-         *     short while and answers 503 at once). A 404, 451 or 503 writes nothing and is not metered; retry a
+         *     short while and answers 503 at once), or when the server already has as many live fetches in
+         *     flight and waiting as it allows (`LIVE_SOURCE_CONCURRENCY` and `LIVE_SOURCE_QUEUE`: answered 503
+         *     at once, without waiting). A 404, 451 or 503 writes nothing and is not metered; retry a
          *     503 later, or use `GET /person`.
          *
          *     **Write-back.** A live answer replaces the data-lake copy in one transaction (its `fetched_at` is
@@ -740,7 +833,9 @@ export interface paths {
          *
          *     **Idempotency.** Send an `Idempotency-Key` header to make a retry safe: a repeat within 24 hours
          *     with the same parameters gets the stored answer (header `Idempotent-Replayed: true`) and is not
-         *     metered again. See the parameter for the 409 and 422 answers.
+         *     metered again. See the parameter for the 409 and 422 answers. A stored answer is never replayed
+         *     once its subject was withdrawn under a privacy request: the withdrawal erases it, and a repeat
+         *     answers 451 `DATA_SUBJECT_BLOCKED`, as a new call would.
          */
         get: operations["enrichPersonRealtime"];
         put?: never;
@@ -782,7 +877,9 @@ export interface paths {
          *     live fetch: the live source is not contacted, nothing is metered); 503 `LIVE_SOURCE_UNAVAILABLE`
          *     when the live source cannot be reached, answers with an error or does not answer within the
          *     server's timeout (a few seconds; while the source keeps failing the server stops calling it for a
-         *     short while and answers 503 at once). A 404, 451 or 503 writes nothing and is not metered; retry a
+         *     short while and answers 503 at once), or when the server already has as many live fetches in
+         *     flight and waiting as it allows (`LIVE_SOURCE_CONCURRENCY` and `LIVE_SOURCE_QUEUE`: answered 503
+         *     at once, without waiting). A 404, 451 or 503 writes nothing and is not metered; retry a
          *     503 later, or use `GET /company`.
          *
          *     **Write-back.** A live answer replaces the data-lake copy in one transaction (its `fetched_at` is
@@ -795,7 +892,9 @@ export interface paths {
          *
          *     **Idempotency.** Send an `Idempotency-Key` header to make a retry safe: a repeat within 24 hours
          *     with the same parameters gets the stored answer (header `Idempotent-Replayed: true`) and is not
-         *     metered again. See the parameter for the 409 and 422 answers.
+         *     metered again. See the parameter for the 409 and 422 answers. A stored answer is never replayed
+         *     once its subject was withdrawn under a privacy request: the withdrawal erases it, and a repeat
+         *     answers 451 `DATA_SUBJECT_BLOCKED`, as a new call would.
          */
         get: operations["enrichCompanyRealtime"];
         put?: never;
@@ -875,7 +974,8 @@ export interface paths {
          * Get a monitor
          * @description Returns one monitor of the workspace. A monitor that does not exist, was deleted, or belongs to
          *     another workspace is 404 `NOT_FOUND`. A malformed `id` is 400. The webhook secret is never
-         *     included.
+         *     included. A monitor whose subject was withdrawn under a privacy request is inactive, with
+         *     `subject_url` and `label` null (see the `WithdrawnSubject` example).
          */
         get: operations["getMonitor"];
         put?: never;
@@ -1134,6 +1234,11 @@ export interface paths {
          *     with both the new and the previous secret (two `v1,` signatures), so a receiver can switch
          *     without losing events. A monitor of another workspace is 404.
          *
+         *     One rotation at a time: while the secret replaced by the last rotation still signs (24 hours),
+         *     another rotation is 409 `SECRET_ROTATION_IN_PROGRESS` and changes nothing. So every secret this
+         *     operation returns signs deliveries, and keeps signing until 24 hours after it is replaced; of
+         *     concurrent rotations of one monitor exactly one answers 200.
+         *
          *     Authenticated by the dashboard's session cookie or by an API key (owner or member). With the session
          *     cookie the `Origin` header must be this server's origin.
          */
@@ -1196,6 +1301,9 @@ export interface paths {
          *     rotation), the same address checks at connect time, the same retries. Follow it with
          *     `GET /monitors/{id}/deliveries`.
          *
+         *     A monitor whose subject was withdrawn under a privacy request (`subject_url: null`) sends no test:
+         *     451 `DATA_SUBJECT_BLOCKED` (a test payload names its subject).
+         *
          *     A test may be sent to a deactivated monitor (`active: false`): it is attempted like the others,
          *     and a 2xx answer reactivates the monitor, so a receiver that was fixed can be brought back without
          *     support. Tests are free and count against the rate limit like any call.
@@ -1257,6 +1365,11 @@ export interface webhooks {
          *     than before). Events come from change detection during the continuous refresh of the data lake,
          *     not from an API call, so a change is reported when the refresh notices it.
          *
+         *     **Subject.** Every payload (each change event and `monitor.test`) names its subject in
+         *     `subject`: type, the record's `id` here, `username` and `network_url`, so the receiver needs no
+         *     `GET /monitors/{id}` to learn who changed. The same event, with the same body, is listed by
+         *     `GET /events`.
+         *
          *     **Signature (Standard Webhooks).** Each attempt carries `webhook-id` (the payload `id`),
          *     `webhook-timestamp` (Unix seconds of the attempt) and `webhook-signature` (`v1,` + base64
          *     HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part
@@ -1266,7 +1379,7 @@ export interface webhooks {
          *
          *     Test vector: with the secret `whsec_VhuTo9kNdSRIdunwNHqRYhu59N7IC3SG`, the example below
          *     serialized compactly (`JSON.stringify(payload)`, no spaces) and sent on its first attempt carries
-         *     `webhook-signature: v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=`.
+         *     `webhook-signature: v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=`.
          *
          *     **Success and retries.** Any 2xx status within 15 seconds counts as delivered; the response body
          *     is ignored. A redirect (3xx) is a failure and its `Location` is never requested. 410 Gone
@@ -1628,6 +1741,7 @@ export interface components {
          *     | 405 | `METHOD_NOT_ALLOWED` | known path, method not offered on it |
          *     | 409 | `MONITOR_LIMIT_REACHED` | the workspace already has 1000 monitors |
          *     | 409 | `SECRET_ALREADY_REVEALED` | a monitor's webhook secret was already revealed once |
+         *     | 409 | `SECRET_ROTATION_IN_PROGRESS` | a monitor's secret was rotated less than 24 h ago (its replaced secret still signs) |
          *     | 409 | `DELIVERY_NOT_FAILED` | redelivery of a monitor delivery that is not `failed` |
          *     | 409 | `IDEMPOTENCY_KEY_IN_PROGRESS` | realtime: a call with the same `Idempotency-Key` is still being answered |
          *     | 413 | `PAYLOAD_TOO_LARGE` | JSON body over 1 MiB |
@@ -1641,7 +1755,7 @@ export interface components {
          *     | 503 | `SERVICE_UNAVAILABLE` | the database is unreachable or did not answer in time; see `Retry-After` |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "SECRET_ROTATION_IN_PROGRESS" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
         /** @description Body of every error response. */
         ErrorResponse: {
             /** @description Human-readable explanation; for 400 it names the offending parameter. The wording may change at any time: do not parse it. */
@@ -1649,6 +1763,24 @@ export interface components {
             code: components["schemas"]["ErrorCode"];
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
+        };
+        /** @description One read replica (a streaming standby named in `DATABASE_READ_URL`) as of its last probe. Lake reads go to replicas `in_use`; while none is, they go to the primary, so a replica that lags or is down never makes the instance unready. */
+        ReadReplicaCheck: {
+            /**
+             * @description The replica's position in `DATABASE_READ_URL` (`replica_1` is the first); its address is not shown.
+             * @example replica_1
+             */
+            name: string;
+            /**
+             * @description `in_use`: it serves lake reads. `lagging`: its replay lag is past the server's bound (`DATABASE_READ_MAX_LAG_SECONDS`, 5 s by default), so reads go to the primary until it catches up. `down`: it did not answer the last probe in time.
+             * @enum {string}
+             */
+            state: "in_use" | "lagging" | "down";
+            /**
+             * @description Replay lag at the last probe, in seconds: how much older than the primary's the data it serves may be (0 when it has replayed everything it received). `null` while it does not answer.
+             * @example 0.012
+             */
+            lag_seconds: number | null;
         };
         /** @description Readiness answer; the instance can serve requests. */
         ReadinessResponse: {
@@ -1669,6 +1801,8 @@ export interface components {
                  * @enum {string}
                  */
                 redis: "up" | "unavailable" | "not_configured";
+                /** @description Present only when the server has read replicas (`DATABASE_READ_URL`): each one's state and replay lag. Replicas never decide readiness: without one in use, lake reads go to the primary. */
+                replicas?: components["schemas"]["ReadReplicaCheck"][];
             };
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
@@ -2090,8 +2224,76 @@ export interface components {
          * @default 25
          */
         PageSize: number;
-        /** @description Opaque cursor from a previous page's `next_cursor`: asks for the page after that one, by the sort key of its last row (keyset paging). Cursors have no page cap and stay valid across restarts; a row that is neither inserted nor deleted nor re-sorted during the walk is seen exactly once. A cursor is bound to the query that produced it (operation and filters; `per_page` may change between pages): a malformed cursor, or one from another query, is a 400 `INVALID_CURSOR`. It cannot be combined with `page`. */
+        /** @description Opaque cursor from a previous page's `next_cursor`: asks for the page after that one, by the sort key of its last row (keyset paging). Cursors have no page cap and stay valid across restarts. Walk guarantee: a row that matches the query for the whole walk is returned exactly once, whatever the background refresh does meanwhile, in every list whose order is by `id` (searches without `query`, similar people, alumni: the lists to export with), since an id never changes; no list is ordered by `fetched_at`, so re-verifying a record never moves it. In a list ordered by a record's content (relevance, band and name, a start or end date), a row whose ordering field itself changes during the walk may be seen twice or not at all. A cursor is bound to the query that produced it (operation and filters; `per_page` may change between pages): a malformed cursor, or one from another query, is a 400 `INVALID_CURSOR`. It cannot be combined with `page`. */
         Cursor: string;
+        /**
+         * @description A change event a monitor can subscribe to. Person monitors accept the `person.*` events,
+         *     company monitors the `company.*` events.
+         *
+         *     | event | fires when |
+         *     |---|---|
+         *     | `person.job_changed` | the current employer changes |
+         *     | `person.title_changed` | the current title changes at the same employer |
+         *     | `person.location_changed` | the profile city or country changes |
+         *     | `company.headcount_changed` | the staff count changes |
+         *     | `company.name_changed` | the company name changes |
+         *     | `company.hq_changed` | the headquarters city or country changes |
+         *     | `company.industry_changed` | the industry list changes |
+         * @enum {string}
+         */
+        MonitorEvent: "person.job_changed" | "person.title_changed" | "person.location_changed" | "company.headcount_changed" | "company.name_changed" | "company.hq_changed" | "company.industry_changed";
+        /** @description One field that changed: its name (as in the event's `diff`, without the `old_`/`new_` prefix) and its value before and after. A value the record did not state is `null`. */
+        FieldChange: {
+            /** @description The changed field, for example `company`, `company_id`, `title`, `city`, `country_code`, `staff_count`, `name`, `hq_city`, `hq_country_code` or `industries`. */
+            field: string;
+            /** @description The value before the change. */
+            old: string | number | string[] | null;
+            /** @description The value after the change. */
+            new: string | number | string[] | null;
+        };
+        /** @description One detected change of a record, as the change log holds it: the event it is, which fields changed (old and new values), when it was detected and by what. */
+        HistoryEntry: {
+            /** @description The change's id in the change log (increasing in the order changes were recorded). */
+            readonly id: string;
+            event: components["schemas"]["MonitorEvent"];
+            /** @description The fields the event covers whose value differs before and after (for `person.job_changed` the employer, and the title when it changed too). */
+            changes: components["schemas"]["FieldChange"][];
+            /** @description The event's `diff` exactly as a webhook of this change carries it. */
+            diff?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description When the service detected and recorded the change.
+             */
+            detected_at: string;
+            /**
+             * @description What detected it: `import` (an operator's bulk import replaced the record), `refresh` (the continuous refresh against the live source) or `realtime` (a realtime lookup wrote a fresher copy back).
+             * @enum {string}
+             */
+            detected_by: "import" | "refresh" | "realtime";
+        };
+        /** @description Number of matches over all pages, exact up to 10,000 (up to 1,000 for a people search with `query` or `title`); see `total_relation`. */
+        TotalCount: number;
+        /**
+         * @description How `total` relates to the number of matches: `eq` when it is the exact count, `gte` when there are at least `total` matches. Counting stops at 10,000 matches (as Elasticsearch's `track_total_hits` does), so a `total` of 10000 with `gte` means "10,000 or more"; every match stays reachable through `next_cursor`. A people search with `query` or `title` stops at 1,000 (its matches come from a full-text index, and each counted match costs a read of its record).
+         * @enum {string}
+         */
+        TotalRelation: "eq" | "gte";
+        /** @description Cursor of the next page (pass it as `cursor` with the same filters), or null when this page is the last one. Present on every page, whether it was asked by `page` or by `cursor`, so an export may start with `page` 1 and go on with cursors without a page cap. */
+        NextCursor: string | null;
+        /** @description One page of a record's history, newest first (ties broken by `id`). */
+        HistoryListResponse: {
+            results: components["schemas"]["HistoryEntry"][];
+            total: components["schemas"]["TotalCount"];
+            total_relation: components["schemas"]["TotalRelation"];
+            /** @description The page number asked for; absent when the page was asked by `cursor`. */
+            page?: components["schemas"]["PageNumber"];
+            per_page: components["schemas"]["PageSize"];
+            next_cursor: components["schemas"]["NextCursor"];
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
         /** @description A lightweight person profile returned by searches and relationship lookups. Every field is always present (null when empty). Pass `id` to the person lookup for the full record. */
         PersonSearchHit: {
             /**
@@ -2130,15 +2332,6 @@ export interface components {
              */
             fetched_at: string;
         };
-        /** @description Number of matches over all pages, exact up to 10,000 (up to 1,000 for a people search with `query` or `title`); see `total_relation`. */
-        TotalCount: number;
-        /**
-         * @description How `total` relates to the number of matches: `eq` when it is the exact count, `gte` when there are at least `total` matches. Counting stops at 10,000 matches (as Elasticsearch's `track_total_hits` does), so a `total` of 10000 with `gte` means "10,000 or more"; every match stays reachable through `next_cursor`. A people search with `query` or `title` stops at 1,000 (its matches come from a full-text index, and each counted match costs a read of its record).
-         * @enum {string}
-         */
-        TotalRelation: "eq" | "gte";
-        /** @description Cursor of the next page (pass it as `cursor` with the same filters), or null when this page is the last one. Present on every page, whether it was asked by `page` or by `cursor`, so an export may start with `page` 1 and go on with cursors without a page cap. */
-        NextCursor: string | null;
         /** @description People matching the request, one page of them. */
         PersonSearchResponse: {
             results: components["schemas"]["PersonSearchHit"][];
@@ -2229,7 +2422,7 @@ export interface components {
         SeniorityFilter: components["schemas"]["Seniority"] | components["schemas"]["Seniority"][];
         /** @description People search filters. Every filter is optional and filters combine with AND; an empty object lists every indexed person. Unknown fields are rejected with 400. */
         SearchPeopleRequest: {
-            /** @description Full-text search over name, title and company: every word must occur as a whole word in one of them (web-search syntax: quoted phrases, `or`, `-word`). Orders the results by relevance (name over title over company) when it matches at most 1,000 people, else by most recently verified; without it results are ordered by most recently verified (`fetched_at` descending). */
+            /** @description Full-text search over name, title and company: every word must occur as a whole word in one of them (web-search syntax: quoted phrases, `or`, `-word`). Orders the results by relevance (name over title over company) when it matches at most 1,000 people, else by `id`; without it results are ordered by `id`, a key the refresh never moves (so a cursor walk sees every match exactly once). */
             query?: string;
             /** @description Job title keywords; space-separated words are matched independently (OR) and case-insensitively against the current title, each as a whole word of it (`engineer` does not match `Engineering`). */
             title?: string;
@@ -2681,22 +2874,6 @@ export interface components {
          * @enum {string}
          */
         MonitorType: "person" | "company";
-        /**
-         * @description A change event a monitor can subscribe to. Person monitors accept the `person.*` events,
-         *     company monitors the `company.*` events.
-         *
-         *     | event | fires when |
-         *     |---|---|
-         *     | `person.job_changed` | the current employer changes |
-         *     | `person.title_changed` | the current title changes at the same employer |
-         *     | `person.location_changed` | the profile city or country changes |
-         *     | `company.headcount_changed` | the staff count changes |
-         *     | `company.name_changed` | the company name changes |
-         *     | `company.hq_changed` | the headquarters city or country changes |
-         *     | `company.industry_changed` | the industry list changes |
-         * @enum {string}
-         */
-        MonitorEvent: "person.job_changed" | "person.title_changed" | "person.location_changed" | "company.headcount_changed" | "company.name_changed" | "company.hq_changed" | "company.industry_changed";
         /** @description A standing subscription on one person or company. When a subscribed change is detected on the subject, a signed webhook is POSTed to `webhook_url`. The webhook secret is not a field of the monitor: it is revealed exactly once, by `POST /workspace/monitors/{id}/secret` (the dashboard). */
         Monitor: {
             /** Format: uuid */
@@ -2704,10 +2881,10 @@ export interface components {
             type: components["schemas"]["MonitorType"];
             /**
              * Format: uri
-             * @description Canonical URL of the monitored profile or company page (`https://www.linkedin.com/in/<slug>` or `https://www.linkedin.com/company/<slug>`), built from the slug of the `subject_url` sent at creation.
+             * @description Canonical URL of the monitored profile or company page (`https://www.linkedin.com/in/<slug>` or `https://www.linkedin.com/company/<slug>`), built from the slug of the `subject_url` sent at creation. `null` once the subject was withdrawn under a privacy request (GDPR / CCPA): the monitor is then inactive for good, its label is erased too, and it only remains so that the workspace sees what happened; delete it when convenient.
              */
-            subject_url: string;
-            /** @description Human-readable label; null when none was given. */
+            subject_url: string | null;
+            /** @description Human-readable label; null when none was given, and once the subject was withdrawn (a label may name the person). */
             label: string | null;
             /**
              * Format: uri
@@ -2716,7 +2893,7 @@ export interface components {
             webhook_url: string;
             /** @description Subscribed event types (all events of the type when none were chosen at creation). */
             events: components["schemas"]["MonitorEvent"][];
-            /** @description Whether change events are delivered. A new monitor is active. The service deactivates it (`false`) when its receiver answers 410 Gone or when its deliveries have all failed for 5 days; a 2xx answer to `POST /monitors/{id}/test` or to a redelivery makes it active again. Pausing is not offered by the API. */
+            /** @description Whether change events are delivered. A new monitor is active. The service deactivates it (`false`) when its receiver answers 410 Gone or when its deliveries have all failed for 5 days; a 2xx answer to `POST /monitors/{id}/test` or to a redelivery makes it active again. A monitor whose subject was withdrawn under a privacy request (`subject_url: null`) is deactivated for good: nothing about the subject is delivered after the withdrawal, and a test or redelivery never reactivates it. Pausing is not offered by the API. */
             readonly active: boolean;
             /** Format: date-time */
             readonly created_at: string;
@@ -2740,7 +2917,7 @@ export interface components {
              * @description HTTPS URL that receives change events, without a user name or password. It must not point to a private or internal address (loopback, RFC 1918, link-local, carrier-grade NAT, 0.0.0.0/8, broadcast, multicast, documentation and benchmarking ranges, IPv6 loopback, link-local, unique local, NAT64, 6to4, Teredo, IPv4-mapped IPv6, alternative IPv4 encodings, or a host name resolving to any of these or not resolving at all); such a URL is a 400 `VALIDATION_ERROR` whose message says why. The check is repeated on the address dialled at every delivery.
              */
             webhook_url: string;
-            /** @description Optional human-readable label. */
+            /** @description Optional human-readable label. Control characters, line and paragraph separators and bidirectional formatting characters (such as U+202E) are refused with a 400 `VALIDATION_ERROR`, as in workspace and member names. */
             label?: string | null;
             /** @description Event types to subscribe to; each must belong to `type` (a `company.*` event on a person monitor is a 400). When omitted, all events available for the type are subscribed. */
             events?: components["schemas"]["MonitorEvent"][];
@@ -2996,6 +3173,26 @@ export interface components {
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
+        /** @description Who the event is about, so a receiver needs no `GET /monitors/{id}` to learn it: the subject's type, its id in this service (the `id` of `GET /person` or `GET /company`), its username (the slug of its URL) and its URL on the upstream network. `id` is `null` only for a `monitor.test` event whose subject is not in the lake yet. */
+        EventSubject: {
+            /**
+             * @description The kind of record.
+             * @enum {string}
+             */
+            type: "person" | "company";
+            /**
+             * Format: uuid
+             * @description The record's id in this service.
+             */
+            id: string | null;
+            /** @description The subject's username (the lower-case slug of its network URL). */
+            username: string;
+            /**
+             * Format: uri
+             * @description The subject's canonical URL on the upstream network, as the lookup returns it.
+             */
+            network_url: string;
+        };
         /** @description Payload of a `person.job_changed` delivery. Sent when the current employer of the monitored person changes. */
         PersonJobChangedEvent: {
             /**
@@ -3027,6 +3224,7 @@ export interface components {
                 /** @description Title at the new employer. */
                 new_title: string | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `person.title_changed` delivery. Sent when the current title of the monitored person changes while the employer stays the same (a change of employer is `person.job_changed` instead). */
         PersonTitleChangedEvent: {
@@ -3053,6 +3251,7 @@ export interface components {
                 /** @description Numeric company ID of the current employer. */
                 company_id: string | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `person.location_changed` delivery. Sent when the city or the country of the monitored person's profile location changes. */
         PersonLocationChangedEvent: {
@@ -3079,6 +3278,7 @@ export interface components {
                 /** @description ISO 3166-1 alpha-2 code. */
                 new_country_code: string | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `company.headcount_changed` delivery. Sent when the staff count of the monitored company changes. */
         CompanyHeadcountChangedEvent: {
@@ -3105,6 +3305,7 @@ export interface components {
                 /** @description `new_staff_count - old_staff_count`; negative when the headcount fell; `null` when either count is `null`. */
                 change: number | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `company.name_changed` delivery. Sent when the name of the monitored company changes. */
         CompanyNameChangedEvent: {
@@ -3127,6 +3328,7 @@ export interface components {
                 old_name: string;
                 new_name: string;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `company.hq_changed` delivery. Sent when the headquarters city or country of the monitored company changes. */
         CompanyHqChangedEvent: {
@@ -3153,6 +3355,7 @@ export interface components {
                 /** @description ISO 3166-1 alpha-2 code. */
                 new_hq_country_code: string | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `company.industry_changed` delivery. Sent when the industry list of the monitored company changes (order alone does not count). */
         CompanyIndustryChangedEvent: {
@@ -3175,6 +3378,7 @@ export interface components {
                 old_industries: string[];
                 new_industries: string[];
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `monitor.test` delivery, sent only on request (`POST /monitors/{id}/test`) through the same path, signature and retries as the change events. Nothing changed: `diff` is empty. */
         MonitorTestEvent: {
@@ -3194,6 +3398,7 @@ export interface components {
             timestamp: string;
             /** @description Always empty for a test event. */
             diff: Record<string, never>;
+            subject: components["schemas"]["EventSubject"];
         };
     };
     responses: {
@@ -3259,7 +3464,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The workspace has no active license (`LICENSE_INACTIVE`): it is inactive or expired. Every authenticated operation answers this until the license is renewed. */
+        /** @description Not Modified: the `If-None-Match` of the request holds the current `ETag`, so the answer you already have is still exact (byte for byte). No body. It carries the request id and the rate-limit headers like any answer, and it **counts against the rate limit** like a 200: the limit meters the work of a request (authentication, the lookup and the digest are all done to decide the 304), not the bytes sent, and a limit that a 304 did not consume would let a client poll as fast as it likes. What a 304 saves is the transfer of the record (5–10 KB for a person). */
+        NotModified: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The workspace has no active license (`LICENSE_INACTIVE`): it is inactive or expired. Every authenticated operation answers this until the license is renewed. Meanwhile the workspace's webhook deliveries are paused (kept, not attempted) and go out once it is active again. */
         LicenseInactive: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -3367,7 +3583,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The live source could not be reached or did not answer in time (`LIVE_SOURCE_UNAVAILABLE`), or the service's database could not (`SERVICE_UNAVAILABLE`, with `Retry-After`). The call is not metered. Retry later, or use the cached lookup. */
+        /** @description The live source could not be reached or did not answer in time, or this server already has as many live fetches in flight and waiting as `LIVE_SOURCE_CONCURRENCY` and `LIVE_SOURCE_QUEUE` allow (`LIVE_SOURCE_UNAVAILABLE`, answered at once in that case), or the service's database could not (`SERVICE_UNAVAILABLE`, with `Retry-After`). The call is not metered. Retry later, or use the cached lookup. */
         LiveSourceUnavailable: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -3420,6 +3636,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description The monitor's secret was rotated less than 24 hours ago (`SECRET_ROTATION_IN_PROGRESS`): the secret that rotation replaced still signs deliveries until its `previous_secret_valid_until`, and a second rotation would stop it early. One rotation at a time, so every secret handed out keeps signing until 24 hours after it is replaced; of concurrent rotations exactly one answers 200. */
+        SecretRotationInProgress: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description The delivery is not `failed` (`DELIVERY_NOT_FAILED`): it is still pending, already succeeded, or was cancelled. Only a failed delivery can be redelivered. */
         DeliveryNotFailed: {
             headers: {
@@ -3450,6 +3678,16 @@ export interface components {
          */
         PersonId: string;
         /**
+         * @description One or more `ETag` values from earlier answers (comma-separated, or `*`). When one of them is the current `ETag`, the answer is 304 Not Modified with no body. Compared weakly, as HTTP says (a `W/` prefix is ignored).
+         * @example "Wk3oP0m6pDq1nH8sV2xY7bC4eF9gJ5kL0aR2tU6wZ1M"
+         */
+        IfNoneMatch: string;
+        /**
+         * @description Only changes detected at or after this instant (RFC 3339 date-time, for example `2026-03-01T00:00:00Z`).
+         * @example 2026-03-01T00:00:00Z
+         */
+        Since: string;
+        /**
          * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
          * @example 1
          */
@@ -3459,7 +3697,7 @@ export interface components {
          * @example 25
          */
         PerPage: components["schemas"]["PageSize"];
-        /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+        /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
         Cursor: components["schemas"]["Cursor"];
         /**
          * @description Look-back window in whole months, counted back from the current calendar month (UTC): a role whose start month falls within the last `within_months` months, the current month included, qualifies. Roles with an unknown start month are placed in January of their start year.
@@ -3558,7 +3796,7 @@ export interface components {
         WebhookTimestamp: string;
         /**
          * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-         * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+         * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
          */
         WebhookSignature: string;
     };
@@ -3589,6 +3827,11 @@ export interface components {
          * @example 18
          */
         RetryAfter: number;
+        /**
+         * @description A strong validator of the answer's `data`: a quoted digest of its exact bytes, so it changes whenever any byte of the record (or of the check's answer, `fetched_at` included) changes, and only then. Send it back in `If-None-Match` to be answered 304 while nothing changed.
+         * @example "Wk3oP0m6pDq1nH8sV2xY7bC4eF9gJ5kL0aR2tU6wZ1M"
+         */
+        ETag: string;
         /**
          * @description Present, with the value `true`, when the answer is the stored answer of an earlier call with the same `Idempotency-Key` (that replay was not metered).
          * @example true
@@ -3707,7 +3950,13 @@ export interface operations {
                  */
                 id?: components["parameters"]["PersonId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more `ETag` values from earlier answers (comma-separated, or `*`). When one of them is the current `ETag`, the answer is 304 Not Modified with no body. Compared weakly, as HTTP says (a `W/` prefix is ignored).
+                 * @example "Wk3oP0m6pDq1nH8sV2xY7bC4eF9gJ5kL0aR2tU6wZ1M"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3720,12 +3969,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PersonResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
@@ -3755,7 +4006,13 @@ export interface operations {
                  */
                 id?: components["parameters"]["PersonId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more `ETag` values from earlier answers (comma-separated, or `*`). When one of them is the current `ETag`, the answer is 304 Not Modified with no body. Compared weakly, as HTTP says (a `W/` prefix is ignored).
+                 * @example "Wk3oP0m6pDq1nH8sV2xY7bC4eF9gJ5kL0aR2tU6wZ1M"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3768,15 +4025,82 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RecordCheckResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            429: components["responses"]["TooManyRequests"];
+            451: components["responses"]["DataSubjectBlocked"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPersonHistory: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Full profile URL on the upstream network. The username slug (the part after `/in/`) is extracted, so trailing slashes, query strings, fragments and `http`/`https`/`www` differences are tolerated. Checked first: when present it is the identifier used, and the other identifiers are ignored. A URL from which no slug can be extracted is a 400 `VALIDATION_ERROR`; it does not fall back to the next identifier.
+                 * @example https://www.linkedin.com/in/priya-raman-4b2a91/
+                 */
+                network_url?: components["parameters"]["PersonNetworkUrl"];
+                /**
+                 * @description Profile slug (the part after `/in/` in the profile URL); matched case-insensitively. The fastest lookup. Used when `network_url` is absent.
+                 * @example priya-raman-4b2a91
+                 */
+                username?: components["parameters"]["PersonUsername"];
+                /**
+                 * @description Service profile ID, as returned in `id` by every person record and search hit. Used when neither `network_url` nor `username` is present.
+                 * @example 3f6c2a9e-8b1d-4c7a-9e52-1d0b7a4c6e21
+                 */
+                id?: components["parameters"]["PersonId"];
+                /**
+                 * @description Only changes detected at or after this instant (RFC 3339 date-time, for example `2026-03-01T00:00:00Z`).
+                 * @example 2026-03-01T00:00:00Z
+                 */
+                since?: components["parameters"]["Since"];
+                /**
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size, from 1 to 100 (default 25).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the record's changes, newest first. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestList"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
@@ -3811,7 +4135,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -3871,7 +4195,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -3931,7 +4255,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4093,7 +4417,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4147,7 +4471,13 @@ export interface operations {
                  */
                 id?: components["parameters"]["CompanyId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more `ETag` values from earlier answers (comma-separated, or `*`). When one of them is the current `ETag`, the answer is 304 Not Modified with no body. Compared weakly, as HTTP says (a `W/` prefix is ignored).
+                 * @example "Wk3oP0m6pDq1nH8sV2xY7bC4eF9gJ5kL0aR2tU6wZ1M"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4160,12 +4490,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CompanyResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
@@ -4200,7 +4532,13 @@ export interface operations {
                  */
                 id?: components["parameters"]["CompanyId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more `ETag` values from earlier answers (comma-separated, or `*`). When one of them is the current `ETag`, the answer is 304 Not Modified with no body. Compared weakly, as HTTP says (a `W/` prefix is ignored).
+                 * @example "Wk3oP0m6pDq1nH8sV2xY7bC4eF9gJ5kL0aR2tU6wZ1M"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4213,15 +4551,87 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RecordCheckResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            429: components["responses"]["TooManyRequests"];
+            451: components["responses"]["DataSubjectBlocked"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCompanyHistory: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Full company page URL on the upstream network. The slug (the part after `/company/`) is extracted as for persons, so trailing slashes, query strings and `http`/`https`/`www` differences are tolerated. Checked first; a URL from which no slug can be extracted is a 400 `VALIDATION_ERROR`.
+                 * @example https://www.linkedin.com/company/northwind-analytics/
+                 */
+                network_url?: components["parameters"]["CompanyNetworkUrl"];
+                /**
+                 * @description Company slug (the part after `/company/`); matched case-insensitively. The fastest lookup. Used when `network_url` is absent.
+                 * @example northwind-analytics
+                 */
+                username?: components["parameters"]["CompanyUsername"];
+                /**
+                 * @description Numeric company ID of the upstream network (the `company_id` field of a company record, and `current_company_id` of a person). Used when neither `network_url` nor `username` is present.
+                 * @example 18234567
+                 */
+                company_id?: components["parameters"]["CompanyNumericId"];
+                /**
+                 * @description Service company ID, as returned in `id` by every company record and search hit. Used only when none of `network_url`, `username` and `company_id` is present.
+                 * @example 9b2e4f10-6c3a-4d8e-b71f-2a5c9e0d4b73
+                 */
+                id?: components["parameters"]["CompanyId"];
+                /**
+                 * @description Only changes detected at or after this instant (RFC 3339 date-time, for example `2026-03-01T00:00:00Z`).
+                 * @example 2026-03-01T00:00:00Z
+                 */
+                since?: components["parameters"]["Since"];
+                /**
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size, from 1 to 100 (default 25).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the record's changes, newest first. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestList"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
@@ -4284,7 +4694,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4334,7 +4744,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4427,7 +4837,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4477,7 +4887,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4932,7 +5342,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -5048,7 +5458,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -5226,6 +5636,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["SecretRotationInProgress"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5244,7 +5655,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -5315,6 +5726,7 @@ export interface operations {
             403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5379,7 +5791,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5432,7 +5844,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5485,7 +5897,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5538,7 +5950,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5591,7 +6003,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5644,7 +6056,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5697,7 +6109,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5750,7 +6162,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };

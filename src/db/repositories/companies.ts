@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
 import { boundedCount, pageQuery, splitPage, term, totalOf, type ListResult, type OrderTerm, type Page } from './pages';
-import { listPersons, pageWithTotal, STAFF_ORDER, STARTED_ORDER, type PersonSearchHit } from './personHits';
+import { inPageOrder, listPersons, pageWithTotal, STAFF_ORDER, STARTED_ORDER, type PersonSearchHit } from './personHits';
 
 export type CompanySearchHit = components['schemas']['CompanySearchHit'];
 
@@ -30,8 +30,12 @@ const HIT = `json_build_object(
   'hq_city', r->'hq_city', 'hq_country_code', r->'hq_country_code', 'founded_year', r->'founded_year',
   'fetched_at', r->'fetched_at')`;
 
-/** Companies without a query: largest first (unknown headcount last), then id. */
-const COMPANY_ORDER: OrderTerm[] = [term('c.staff_count', 'desc', 'integer', { nullable: true }), term('c.id', 'asc', 'uuid')];
+/**
+ * Companies without a query: by id, a key the refresh never moves. Not by headcount: the refresh
+ * rewrites `staff_count` whenever the source's changes, and a cursor walk in that order missed or
+ * repeated every company whose headcount moved across its position (issue 20).
+ */
+const COMPANY_ORDER: OrderTerm[] = [term('c.id', 'asc', 'uuid')];
 
 export async function searchCompanies(db: Knex, c: CompanyCriteria, page: Page): Promise<ListResult<CompanySearchHit>> {
   const base = () => {
@@ -62,16 +66,16 @@ export async function searchCompanies(db: Knex, c: CompanyCriteria, page: Page):
 /** The hits of one page, in the page's order; records are read for these rows only. */
 async function hitsOf(db: Knex, ids: string[]): Promise<CompanySearchHit[]> {
   if (!ids.length) return [];
+  // `id = any(...)`, then the page's order here (personHits.ts hitsOf says why).
   const { rows } = await db.raw(
-    `select ${HIT} as hit
-     from unnest(?::uuid[]) with ordinality as page(id, n)
-     join companies on companies.id = page.id
+    `select companies.id, ${HIT} as hit
+     from companies
      -- offset 0 keeps the subquery whole: inlined, every r->'x' would parse the record again.
      cross join lateral (select companies.record::jsonb as r offset 0) rec
-     order by page.n`,
+     where companies.id = any(?::uuid[])`,
     [ids],
   );
-  return (rows as { hit: CompanySearchHit }[]).map((r) => r.hit);
+  return inPageOrder(ids, rows as { id: string; hit: CompanySearchHit }[]);
 }
 
 

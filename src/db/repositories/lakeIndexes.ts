@@ -9,7 +9,7 @@
  * anywhere leaves the indexes as they were (and nothing imported).
  */
 import type { Knex } from 'knex';
-import type { LakeKind } from '../../domain/lake/suppression';
+import type { LakeKind } from '../../model/records';
 
 const TABLES: Record<LakeKind, string[]> = {
   person: ['persons', 'person_positions', 'person_educations', 'person_refresh'],

@@ -30,5 +30,40 @@ export async function withTransactionLock<T>(
   });
 }
 
+/**
+ * Takes the advisory locks of `texts` (lockKey of each) until the transaction ends, in ascending key
+ * order, so two transactions locking overlapping sets cannot deadlock on them. The lake writer locks
+ * the identities it writes this way instead of a multi-row `SELECT ... FOR UPDATE`, which a
+ * distributed planner (Citus) refuses across shards; advisory locks are taken where the statement
+ * runs (the coordinator), so every writer through one coordinator serializes on them.
+ */
+export async function lockKeysInOrder(trx: Knex.Transaction, texts: readonly string[]): Promise<void> {
+  if (!texts.length) return;
+  const keys = [...new Set(texts.map(lockKey))].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+  // unnest yields the array's elements in order, so the locks are taken in the sorted order.
+  await trx.raw('select count(pg_advisory_xact_lock(k)) from unnest(?::bigint[]) k', [keys]);
+}
+
 /** PostgreSQL's lock_not_available: a lock wait ran past its lock_timeout. */
 export const isLockTimeout = (err: unknown) => (err as { code?: string })?.code === '55P03';
+
+/** PostgreSQL's deadlock_detected, also what Citus raises when it cancels a distributed deadlock. */
+export const isDeadlock = (err: unknown) => (err as { code?: string })?.code === '40P01';
+
+/**
+ * Runs `fn` (a whole transaction) again when PostgreSQL chose it as a deadlock's victim, up to
+ * `attempts` times, after a short random pause so the two sides do not meet again. On Citus the
+ * parallel per-shard execution of two multi-shard statements can lock rows of different shards in
+ * different orders (a distributed deadlock, which Citus detects and cancels); the transaction was
+ * rolled back whole, so running it again is safe.
+ */
+export async function retryOnDeadlock<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isDeadlock(err) || attempt >= attempts) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.floor(Math.random() * 80 * attempt)));
+    }
+  }
+}

@@ -1,7 +1,7 @@
 /** getCompany and checkCompany: single-record reads from the lake (answers: lake/presence.ts). */
 import type { Knex } from 'knex';
 import { findCompanyFreshness, findCompanyJson } from '../../db/repositories/companyRecords';
-import type { CompanyKey } from '../lake/identifiers';
+import type { CompanyKey } from '../../model/identifiers';
 import { checkedOr451, foundOr451Or404, type RecordCheck } from '../lake/presence';
 
 /** The record as stored, as JSON text (callers that only pass it on need not parse it). */

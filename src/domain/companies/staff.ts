@@ -15,7 +15,7 @@ import {
   listPastEmployees as listPastEmployeeRows,
 } from '../../db/repositories/companies';
 import { NO_BAND_RANK, SENIORITY_RANK, type PersonSearchHit } from '../../db/repositories/personHits';
-import { canonicalCompanyId, storedCompanyId, type CompanyKey } from '../lake/identifiers';
+import { canonicalCompanyId, type CompanyKey, storedCompanyId } from '../../model/identifiers';
 import { foundOr451Or404 } from '../lake/presence';
 import { listed, pageOf, windowStart, type ListBody, type PageRequest } from '../paging';
 import { DEFAULT_WITHIN_MONTHS } from '../people/relationships';

@@ -2,19 +2,12 @@
  * Every way a client may name a person or a company, reduced to the one column that is looked up.
  * A profile URL is reduced to its slug, so `network_url` and `username` are the same lookup.
  */
+import { canonicalCompanyId, isNumericId, type CompanyKey, type PersonKey } from '../../model/identifiers';
 import { validationError } from '../errors';
+import { hasNul } from '../text';
 
 /** Hosts of the upstream network; country subdomains (uk., de., ...) and www. are accepted too. */
 const NETWORK_DOMAIN = 'linkedin.com';
-
-/**
- * `value` is normalized as the stored column is. `legacy`, when present, is the form the same input
- * had under the normalization before migration 20261201000200 (JavaScript toLowerCase only): the
- * tombstones of records withdrawn before that hold digests of that form and cannot be recomputed
- * (they are one-way), so lookups check both.
- */
-export type PersonKey = { by: 'username' | 'id' | 'network_id' | 'network_urn'; value: string; legacy?: string };
-export type CompanyKey = { by: 'username' | 'company_id' | 'id'; value: string; legacy?: string };
 
 /**
  * THE normalization of textual identifiers (usernames, profile URL slugs), applied in JavaScript on
@@ -85,7 +78,10 @@ function rawSlugFromNetworkUrl(text: string, section: 'in' | 'company'): string 
     return undefined;
   }
   slug = slug.trim();
-  return slug && !/[\s/]/.test(slug) ? slug : undefined;
+  // `%00` decodes to NUL, which no username holds and PostgreSQL refuses (text.ts): not a profile
+  // URL, so the caller's 400 names its parameter (and a bulk item fails alone), instead of a
+  // database error naming nothing.
+  return slug && !/[\s/]/.test(slug) && !hasNul(slug) ? slug : undefined;
 }
 
 /** A username key from a profile URL, with its legacy form; undefined when it is not such a URL. */
@@ -129,20 +125,6 @@ export function companyKeyFromQuery(query: Record<string, unknown>): CompanyKey 
   throw validationError('Provide one of network_url, username, company_id or id');
 }
 
-/** A numeric company ID as every lookup and tombstone compares it: without leading zeros. */
-export const canonicalCompanyId = (digits: string) => digits.replace(/^0+(?=\d)/, '');
-
-const INT8_MAX = 9223372036854775807n;
-
-/**
- * A numeric company ID (the contract allows up to 19 digits) as stored (bigint, no leading zeros);
- * undefined when it exceeds the stored range, so no company can have it.
- */
-export function storedCompanyId(digits: string): string | undefined {
-  const canonical = canonicalCompanyId(digits);
-  return BigInt(canonical) <= INT8_MAX ? canonical : undefined;
-}
-
 function usernameKey<K extends PersonKey | CompanyKey>(username: string): K {
   const raw = username.trim();
   if (!raw) throw validationError('username: must not be blank');
@@ -170,7 +152,7 @@ export function keyFromOperatorInput(kind: 'person' | 'company', text: string): 
     return key;
   }
   if (isUuid(value)) return { by: 'id', value: value.toLowerCase() };
-  if (/^[0-9]{1,19}$/.test(value)) {
+  if (isNumericId(value)) {
     return kind === 'person' ? { by: 'network_id', value } : { by: 'company_id', value: canonicalCompanyId(value) };
   }
   if (kind === 'person' && /^(urn:|ACo)/.test(value)) return { by: 'network_urn', value };

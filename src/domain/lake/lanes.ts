@@ -17,11 +17,10 @@
  * committed, so a later line for the same person always wins.
  */
 import os from 'node:os';
-import type { CompanyRecord } from '../../db/repositories/companyRecords';
-import type { PersonRecord } from '../../db/repositories/personRecords';
-import { storedCompanyId } from './identifiers';
-import { companyIdentifiers, personIdentifiers, type LakeKind } from './suppression';
-import { storedUsername } from './writer';
+import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records';
+import { storedCompanyId } from '../../model/identifiers';
+import { companyIdentifiers, personIdentifiers } from './suppression';
+import { storedUsername } from './write/writer';
 
 /** Lanes by default: one per core, at least 1, at most 4 (each holds a connection and a server process). */
 export function defaultImportLanes(): number {

@@ -5,8 +5,9 @@
  */
 import type { Knex } from 'knex';
 import { notFound } from '../errors';
-import type { CompanyKey, PersonKey } from './identifiers';
-import { assertNotWithdrawn, type LakeKind } from './suppression';
+import type { CompanyKey, PersonKey } from '../../model/identifiers';
+import type { LakeKind } from '../../model/records';
+import { assertNotWithdrawn } from './suppression';
 
 export async function foundOr451Or404<T>(db: Knex, kind: LakeKind, key: PersonKey | CompanyKey, row: T | undefined): Promise<T> {
   if (row !== undefined) return row;

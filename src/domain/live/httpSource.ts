@@ -5,8 +5,7 @@
  * record that is not valid against the contract's schema (nothing invalid is ever written).
  */
 import { Pool } from 'undici';
-import type { CompanyRecord } from '../../db/repositories/companyRecords';
-import type { PersonRecord } from '../../db/repositories/personRecords';
+import type { CompanyRecord, PersonRecord } from '../../model/records';
 import type { RawLiveSource } from './resilience';
 import type { CompanyRef } from './source';
 

@@ -9,7 +9,8 @@ import type { components } from '../../../generated/types';
 import { findPersonsJson } from '../../db/repositories/personRecords';
 import { suppressedDigests } from '../../db/repositories/suppressions';
 import { AppError, notFound, validationError } from '../errors';
-import { isUuid, personKeyFromQuery, type PersonKey } from '../lake/identifiers';
+import type { PersonKey } from '../../model/identifiers';
+import { isUuid, personKeyFromQuery } from '../lake/identifiers';
 import { dataSubjectBlocked, keyDigests } from '../lake/suppression';
 import { nulPath } from '../text';
 

@@ -1,7 +1,7 @@
 /** getPerson and checkPerson: single-record reads from the lake (answers: lake/presence.ts). */
 import type { Knex } from 'knex';
 import { findPersonFreshness, findPersonJson } from '../../db/repositories/personRecords';
-import type { PersonKey } from '../lake/identifiers';
+import type { PersonKey } from '../../model/identifiers';
 import { checkedOr451, foundOr451Or404, type RecordCheck } from '../lake/presence';
 
 /** The record as stored, as JSON text (callers that only pass it on need not parse it). */

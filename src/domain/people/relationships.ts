@@ -9,7 +9,7 @@ import type { components } from '../../../generated/types';
 import { listCompanyStaff } from '../../db/repositories/companies';
 import { findSubject, listJobChanges as listJobChangeRows, listSimilarPeople as listSimilarRows, type SubjectRow } from '../../db/repositories/people';
 import type { PersonSearchHit } from '../../db/repositories/personHits';
-import { storedCompanyId, type PersonKey } from '../lake/identifiers';
+import { type PersonKey, storedCompanyId } from '../../model/identifiers';
 import { foundOr451Or404 } from '../lake/presence';
 import { emptyList, listed, pageOf, windowStart, type ListBody, type PageRequest } from '../paging';
 

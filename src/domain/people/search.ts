@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
 import { searchPeople as searchPeopleRows, type PersonCriteria } from '../../db/repositories/people';
 import type { PersonSearchHit } from '../../db/repositories/personHits';
-import { storedCompanyId } from '../lake/identifiers';
+import { storedCompanyId } from '../../model/identifiers';
 import { validationError } from '../errors';
 import {
   asArray,

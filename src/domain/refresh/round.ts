@@ -12,12 +12,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { CompanyRecord } from '../../db/repositories/companyRecords';
-import type { PersonRecord } from '../../db/repositories/personRecords';
+import type { CompanyRecord, PersonRecord } from '../../model/records';
 import { claimDue, markChecked, releaseLeases, type QueueKind } from '../../db/repositories/refreshQueue';
-import { writeRecords } from '../lake/writer';
+import { writeRecords } from '../lake/write/writer';
 import type { LiveSource } from '../live/source';
-import type { ChangeEntry } from './diff';
+import type { ChangeEntry } from '../lake/write/diff';
 
 export interface RefreshObserver {
   records(kind: QueueKind, outcome: string, count: number): void;

@@ -3,8 +3,7 @@
  * latency and failure injection and the same resilience policy as the http adapter around it.
  * Used by `npm start` (LIVE_SOURCE=simulator).
  */
-import type { CompanyRecord } from '../../db/repositories/companyRecords';
-import type { PersonRecord } from '../../db/repositories/personRecords';
+import type { CompanyRecord, PersonRecord } from '../../model/records';
 import type { RawLiveSource } from '../../domain/live/resilience';
 import type { CompanyRef } from '../../domain/live/source';
 import type { Simulator, SimulatorAnswer } from './simulator';

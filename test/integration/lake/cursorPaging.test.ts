@@ -8,8 +8,7 @@
  * the harness's contract validator like every other test.
  */
 import { randomInt } from 'node:crypto';
-import type { CompanyRecord } from '../../../src/db/repositories/companyRecords';
-import type { PersonRecord } from '../../../src/db/repositories/personRecords';
+import type { CompanyRecord, PersonRecord } from '../../../src/model/records';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { companyRecord, personRecord } from '../../helpers/lakeRecords';
 import { currentPosition, useLakeWorld, type LakeWorld } from '../../helpers/lakeWorld';

@@ -4,11 +4,10 @@
  */
 import { keyFromOperatorInput } from '../../../src/domain/lake/identifiers';
 import { identifierDigest, suppress } from '../../../src/domain/lake/suppression';
-import { writeRecords } from '../../../src/domain/lake/writer';
+import { writeRecords } from '../../../src/domain/lake/write/writer';
 import { useHarness } from '../../helpers/harness';
 import { companyRecord, personRecord, storeCompanies, storePersons } from '../../helpers/lakeRecords';
-import type { PersonRecord } from '../../../src/db/repositories/personRecords';
-import type { CompanyRecord } from '../../../src/db/repositories/companyRecords';
+import type { CompanyRecord, PersonRecord } from '../../../src/model/records';
 
 const h = useHarness({ workspaceRateLimit: 10_000 });
 const enc = encodeURIComponent;

@@ -2,7 +2,7 @@
  * GET /person/job-changes (listJobChanges) on a seeded world and on hand-made records; expectations
  * computed in plain JS from the contract's semantics (test/helpers/personRelationships.ts).
  */
-import type { PersonRecord } from '../../../src/db/repositories/personRecords';
+import type { PersonRecord } from '../../../src/model/records';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { personRecord } from '../../helpers/lakeRecords';
 import { pageOf, personHit, previousPosition, useLakeWorld } from '../../helpers/lakeWorld';

@@ -1,17 +1,16 @@
 /**
  * The one diff of the service: an old and a new copy of a record -> the change-log entries the
  * contract's `webhooks` section describes. Used by every write into the lake (refresh, realtime
- * write-back, import) through domain/lake/writer.ts, so a change is detected the same way wherever
+ * write-back, import) through domain/lake/write/writer.ts, so a change is detected the same way wherever
  * the new copy came from. Pure: no database, no clock.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { components } from '../../../generated/types';
-import type { CompanyRecord } from '../../db/repositories/companyRecords';
-import type { PersonRecord } from '../../db/repositories/personRecords';
+import type { components } from '../../../../generated/types';
+import { isNumericId } from '../../../model/identifiers';
+import type { CompanyRecord, LakeKind, PersonRecord } from '../../../model/records';
 
 type Schemas = components['schemas'];
 export type ChangeEvent = Schemas['MonitorEvent'];
-export type LakeKind = 'person' | 'company';
 
 /** The `diff` object of each event, exactly as the contract's webhook payloads carry it. */
 export interface ChangeDiffs {
@@ -28,8 +27,7 @@ export type ChangeEntry = {
   [E in ChangeEvent]: { kind: LakeKind; subjectId: string; event: E; diff: ChangeDiffs[E] };
 }[ChangeEvent];
 
-const numericId = (value: string | null | undefined): bigint | undefined =>
-  typeof value === 'string' && /^[0-9]{1,19}$/.test(value) ? BigInt(value) : undefined;
+const numericId = (value: string | null | undefined): bigint | undefined => (isNumericId(value) ? BigInt(value) : undefined);
 
 const lower = (value: string | null | undefined) => (value == null ? null : value.toLowerCase());
 

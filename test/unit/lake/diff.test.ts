@@ -1,6 +1,5 @@
-import { diffCompanies, diffPersons, isSameRecord } from '../../../src/domain/refresh/diff';
-import type { CompanyRecord } from '../../../src/db/repositories/companyRecords';
-import type { PersonRecord } from '../../../src/db/repositories/personRecords';
+import { diffCompanies, diffPersons, isSameRecord } from '../../../src/domain/lake/write/diff';
+import type { CompanyRecord, PersonRecord } from '../../../src/model/records';
 import { createWorld } from '../../../src/world';
 
 const world = createWorld({ persons: 20, companies: 5, seed: 3, asOf: new Date('2026-11-01T00:00:00Z') });
