@@ -1697,7 +1697,7 @@ export interface components {
             remaining: number;
             /**
              * Format: date-time
-             * @description Absolute time (UTC) at which the current window resets.
+             * @description Absolute time (UTC) at which the current window resets (its requests start to weigh less). In a 429 answer, for the window that refused the request: the earliest time a request will be admitted again (the instant `Retry-After` rounds up to).
              */
             reset_at: string;
         };
@@ -3523,6 +3523,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description `ORIGIN_NOT_ALLOWED`: a state-changing call made with the dashboard's session cookie that does not come from this server's own origin (`PUBLIC_URL`, else the scheme and host the request was sent to): its `Origin` is another origin or `null`, or, without `Origin`, `Sec-Fetch-Site` is not `same-origin` or `Referer` is another origin, or none of the three is sent. Calls with an `Authorization` header are never refused this way. */
+        OriginNotAllowed: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description The JSON body is larger than 1 MiB (`PAYLOAD_TOO_LARGE`). Split the request. */
         PayloadTooLarge: {
             headers: {
@@ -3801,7 +3813,7 @@ export interface components {
          */
         RateLimitPolicy: string;
         /**
-         * @description The state of the tighter of the applicable windows (IETF draft-ietf-httpapi-ratelimit-headers): `r` is the number of requests remaining and `t` the seconds until that window resets. The full state of every window is in the `quotas` object of the body.
+         * @description The state of the tighter of the applicable windows (IETF draft-ietf-httpapi-ratelimit-headers): `r` is the number of requests remaining and `t` the seconds until that window resets (in a 429 answer: until a request will be admitted again, as `Retry-After`). The full state of every window is in the `quotas` object of the body.
          * @example "workspace";r=497;t=42
          */
         RateLimit: string;
@@ -4303,6 +4315,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4340,6 +4353,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4377,6 +4391,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4653,6 +4668,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -5092,6 +5108,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             409: components["responses"]["MonitorLimitReached"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5132,6 +5149,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -5206,6 +5224,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -5704,6 +5723,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -5747,6 +5767,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["DeliveryNotFailed"];
             429: components["responses"]["TooManyRequests"];

@@ -28,7 +28,7 @@ import type { Knex } from 'knex';
 import type { Config, DeliveryConfig } from '../config';
 import { createKnex } from '../db/knex';
 import { claimDue, recordSuccesses, releaseLeases, type ClaimedDelivery, type SuccessRecord } from '../db/repositories/deliveries';
-import type { Metrics } from '../http/metrics';
+import type { Metrics } from '../observability/metrics';
 import type { Logger } from '../logger';
 import { WebhookClient } from '../domain/webhooks/client';
 import { attemptDelivery, type AttemptDeps } from '../domain/webhooks/deliveries';
