@@ -105,13 +105,23 @@ describe('delivery outcomes', () => {
     const monitor = await createMonitor(key, '/failing');
     const id = await sendTest(key, monitor.id);
     const control = await createMonitor(key, '/ok');
-    await withWorker({ schedule: [0.5, 0.5, 0.5] }, async () => {
-      await eventually(async () => (await deliveryRow(h.knex, id))?.attempts.length === 1);
-      const del = await h.send(h.http.delete(`/api/v1/monitors/${monitor.id}`).set('Authorization', `Bearer ${key}`));
-      expect(del.status).toBe(200);
-      expect(await deliveryRow(h.knex, id)).toBeUndefined();
-      // The worker keeps working past the retry's due time: a later delivery arrives, the retry never does.
-      await new Promise((r) => setTimeout(r, 1500));
+    // The first attempt fails and its retry is queued an hour away, so no worker can send it while
+    // the test arranges the rest (the order is held by state, not by a short delay).
+    await withWorker({ schedule: [3600, 3600] }, () =>
+      eventually(async () => {
+        const row = await deliveryRow(h.knex, id);
+        return row?.state === 'pending' && row.attempts.length === 1;
+      }),
+    );
+    // With no worker running, the queued retry is made due now, as if its hour had passed: had it
+    // survived the DELETE, the next worker would send it before anything queued later.
+    await h.knex('monitor_deliveries').where({ id }).update({ next_attempt_at: h.knex.fn.now() });
+    const del = await h.send(h.http.delete(`/api/v1/monitors/${monitor.id}`).set('Authorization', `Bearer ${key}`));
+    expect(del.status).toBe(200);
+    expect(await deliveryRow(h.knex, id)).toBeUndefined();
+    // A worker then delivers a later test to the same destination (claims go in due order), and the
+    // retry never arrives.
+    await withWorker({ schedule: [0.2] }, async () => {
       const later = await sendTest(key, control.id);
       await eventually(async () => receiver.of(later).length === 1);
     });
