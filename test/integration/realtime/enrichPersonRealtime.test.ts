@@ -12,7 +12,7 @@ import { startSimulatorServer, type SimulatorServer } from '../../../src/world/s
 import { Simulator } from '../../../src/world/simulator/simulator';
 import { createHarness, type Harness } from '../../helpers/harness';
 import { useLakeWorld } from '../../helpers/lakeWorld';
-import { eventually, httpSource, loadWorld, startSimulatorProcess, SwitchableSource, closeSources } from '../../helpers/live';
+import { eventually, httpSource, loadWorld, startGate, startSimulatorProcess, SwitchableSource, closeSources } from '../../helpers/live';
 
 const asOf = defaultAsOf();
 const WORLD = { persons: 60, companies: 8, seed: 4711, asOf };
@@ -80,6 +80,31 @@ const usage = async (ws = workspaceId) =>
   Number((await h.knex('realtime_usage').where('workspace_id', ws).count<{ count: number }[]>({ count: '*' }))[0]!.count);
 const calls = () => sim.stats.calls.person + sim.stats.calls.persons;
 const stored = async (u: string) => (await h.knex('persons').where({ username: u }).first('fetched_at', 'record'))!;
+
+/**
+ * Counts the app's lake lookups of `value` (its prepared single-row statements, which the app's
+ * knex client sends straight to pg). A pass-through spy: the real query still runs. Each realtime
+ * call looks its subject up once, after noting when it started and before it fetches, so `n` such
+ * lookups mean `n` calls are at the fetch, none of them yet answered.
+ */
+function lookupsOf(value: string) {
+  type Prepared = (name: string, text: string, values: unknown[]) => Promise<unknown[]>;
+  const client = h.knex.client as { prepared: Prepared };
+  const real = client.prepared;
+  const own = Object.prototype.hasOwnProperty.call(client, 'prepared');
+  let n = 0;
+  client.prepared = function (this: unknown, name, text, values) {
+    if (values.includes(value)) n++;
+    return real.call(this, name, text, values);
+  };
+  return {
+    count: () => n,
+    stop: () => {
+      if (own) client.prepared = real;
+      else delete (client as Partial<typeof client>).prepared;
+    },
+  };
+}
 
 describe('GET /person/realtime', () => {
   it('serves a copy younger than max_age from the lake (source: cache), metered, without asking the source', async () => {
@@ -205,14 +230,26 @@ describe('GET /person/realtime', () => {
   });
 
   it('shares one live fetch between concurrent calls for the same profile', async () => {
+    const u = username(31);
     const before = calls();
-    sim.setFaults({ latencyMs: 150 });
+    // The source holds the fetch until every call has looked the profile up (so each is provably
+    // concurrent with it), then answers: no source delay stands in for "still in flight".
+    const gate = await startGate(server.protocolUrl);
+    const previous = source.target;
+    source.target = httpSource(gate.url);
+    const looked = lookupsOf(u);
     try {
-      const answers = await Promise.all(Array.from({ length: 10 }, () => get(`username=${username(31)}&max_age=0`)));
-      expect(answers.every((r) => r.status === 200 && r.body.source === 'live')).toBe(true);
+      const answers = Array.from({ length: 10 }, () => get(`username=${u}&max_age=0`));
+      await eventually(async () => gate.arrived >= 1 && looked.count() >= 10, 60_000, 20);
+      gate.open();
+      expect((await Promise.all(answers)).every((r) => r.status === 200 && r.body.source === 'live')).toBe(true);
     } finally {
-      sim.setFaults({ latencyMs: 0 });
+      looked.stop();
+      gate.open();
+      source.target = previous;
+      await gate.close();
     }
+    expect(gate.arrived).toBe(1);
     expect(calls()).toBe(before + 1);
   });
 });
@@ -262,18 +299,32 @@ describe('Idempotency-Key', () => {
     expect(reused.status).toBe(422);
     expect(reused.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
 
-    sim.setFaults({ latencyMs: 300 });
+    // The first call is held at the source (the gate) while the second is sent: it is provably
+    // running, whatever the machine's speed; then the source answers it.
+    const gate = await startGate(server.protocolUrl);
+    const previous = source.target;
+    source.target = httpSource(gate.url);
+    const looked = lookupsOf(username(15));
     try {
       const other = { 'Idempotency-Key': `key-${randomUUID()}` };
-      const [a, b] = await Promise.all([
-        get(`username=${username(15)}&max_age=0`, ws.key, other),
-        new Promise((r) => setTimeout(r, 100)).then(() => get(`username=${username(15)}&max_age=0`, ws.key, other)),
-      ]);
+      const first = get(`username=${username(15)}&max_age=0`, ws.key, other);
+      await eventually(async () => gate.arrived === 1, 60_000, 20);
+      // The second call is answered while the first is still held. Were it let through, it would
+      // look the profile up and join the held fetch: that ends the wait too, and fails below.
+      let answered = false;
+      const second = get(`username=${username(15)}&max_age=0`, ws.key, other).finally(() => (answered = true));
+      await eventually(async () => answered || looked.count() > 1, 60_000, 20);
+      expect(answered).toBe(true);
+      gate.open();
+      const [a, b] = await Promise.all([first, second]);
       expect(a.status).toBe(200);
       expect(b.status).toBe(409);
       expect(b.body.code).toBe('IDEMPOTENCY_KEY_IN_PROGRESS');
     } finally {
-      sim.setFaults({ latencyMs: 0 });
+      looked.stop();
+      gate.open();
+      source.target = previous;
+      await gate.close();
     }
     expect(await usage(ws.workspaceId)).toBe(2);
   });
