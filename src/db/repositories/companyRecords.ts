@@ -143,3 +143,8 @@ export async function touchCompanies(
     [rows.map((r) => r.id), rows.map((r) => r.fetchedAt), rows.map((r) => r.record) as string[]],
   );
 }
+
+/** VACUUM of the companies table: a deleted row's bytes stay in the table pages until then. */
+export async function vacuumCompanies(db: Knex): Promise<void> {
+  await db.raw('vacuum companies');
+}

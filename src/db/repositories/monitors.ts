@@ -112,3 +112,22 @@ export async function signingSecrets(db: Knex, id: string): Promise<string[] | u
   if (!row) return undefined;
   return row.previous ? [row.secret_ciphertext, row.previous] : [row.secret_ciphertext];
 }
+
+/**
+ * A failed delivery attempt: the monitor is failing since its first failure after the last
+ * success. Returns true when that is longer ago than `deactivateAfterSeconds` and the monitor is
+ * active (the caller deactivates it).
+ */
+export async function markMonitorFailing(trx: Knex.Transaction, monitorId: string, deactivateAfterSeconds: number): Promise<boolean> {
+  const { rows } = await trx.raw<{ rows: { due: boolean }[] }>(
+    `update monitors set failing_since = coalesce(failing_since, now()) where id = ?
+     returning active and failing_since <= now() - make_interval(secs => ?) as due`,
+    [monitorId, deactivateAfterSeconds],
+  );
+  return rows[0]?.due === true;
+}
+
+/** Deactivates a monitor (`active: false`); its queued deliveries are cancelled by the caller (deliveries.cancelPending). */
+export async function deactivateMonitor(trx: Knex.Transaction, monitorId: string): Promise<void> {
+  await trx('monitors').where('id', monitorId).update({ active: false });
+}

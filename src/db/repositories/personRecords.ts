@@ -218,3 +218,8 @@ export async function samplePersonUsername(db: Knex): Promise<string | undefined
   const row = await db('persons').orderBy('username').first('username');
   return row?.username;
 }
+
+/** VACUUM of the person tables: a deleted row's bytes stay in the table pages until then. */
+export async function vacuumPersons(db: Knex): Promise<void> {
+  await db.raw('vacuum persons, person_positions, person_educations');
+}

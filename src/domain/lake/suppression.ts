@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records';
-import { deleteCompany, findCompanyRecord } from '../../db/repositories/companyRecords';
-import { deletePerson, findPersonRecord } from '../../db/repositories/personRecords';
+import { deleteCompany, findCompanyRecord, vacuumCompanies } from '../../db/repositories/companyRecords';
+import { deletePerson, findPersonRecord, vacuumPersons } from '../../db/repositories/personRecords';
 import { insertSuppressions, isSuppressed } from '../../db/repositories/suppressions';
 import { AppError } from '../errors';
 import { forgetChangesOf } from './write/changes';
@@ -135,4 +135,12 @@ export async function suppress(db: Knex, kind: LakeKind, key: PersonKey | Compan
     await insertSuppressions(trx, kind, all);
     return { kind, found: deletedId !== null, deleted_id: deletedId, identifiers_blocked: all.length };
   });
+}
+
+/**
+ * After `enrich suppress`: deleted rows linger in table pages until vacuumed; withdrawal means
+ * gone. Outside any transaction (VACUUM cannot run in one).
+ */
+export async function reclaimWithdrawnSpace(db: Knex, kind: LakeKind): Promise<void> {
+  await (kind === 'person' ? vacuumPersons(db) : vacuumCompanies(db));
 }
