@@ -52,6 +52,10 @@ export interface paths {
          *     Redis is optional: when it is configured but unreachable the instance stays ready, limits requests
          *     in its own memory meanwhile, and says so in `checks.redis`.
          *
+         *     With read replicas (`DATABASE_READ_URL`), `checks.replicas` shows each one's state and replay lag.
+         *     They never decide readiness either: a replica that lags past the server's bound or is down is not
+         *     read from until it recovers, and the primary serves the lake's reads meanwhile.
+         *
          *     Unauthenticated requests are counted against a per-client-address window, as for `GET /health`.
          */
         get: operations["getReadiness"];
@@ -125,6 +129,10 @@ export interface paths {
          *       (metered).
          *     - 451 `DATA_SUBJECT_BLOCKED`: the profile was withdrawn under a privacy request (GDPR / CCPA).
          *       This is permanent and no identifier will reach it; it is deliberately distinct from 404.
+         *
+         *     **Conditional requests.** The answer carries an `ETag`, a strong validator of its `data`. Send it
+         *     back in `If-None-Match` and, while `data` is byte-identical, the answer is 304 with no body (and
+         *     the request id and rate-limit headers); a 304 counts against the rate limit (see the 304 response).
          */
         get: operations["getPerson"];
         put?: never;
@@ -156,8 +164,45 @@ export interface paths {
          *     **Outcomes.** An unknown profile is not an error: the answer is 200 with `exists: false` and `id`
          *     and `fetched_at` null. A profile withdrawn under a privacy request is 451 `DATA_SUBJECT_BLOCKED`
          *     (not `exists: false`), so that a withdrawal is never mistaken for a record that may appear later.
+         *
+         *     **Conditional requests.** The answer carries an `ETag`, a strong validator of its `data`. Send it
+         *     back in `If-None-Match` and, while `data` is byte-identical, the answer is 304 with no body (and
+         *     the request id and rate-limit headers); a 304 counts against the rate limit (see the 304 response).
          */
         get: operations["checkPerson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/person/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the changes of a person
+         * @description What changed on one person record over time, newest first: every change the service detected and
+         *     recorded in its change log (the events a monitor can subscribe to), each with the fields that
+         *     changed (old and new value), when it was detected and by what (an import, the continuous refresh
+         *     or a realtime lookup). The same changes are the events of `GET /events` and of the webhooks.
+         *
+         *     **Identifier.** The same as `GET /person`: `network_url`, `username` or `id`, checked in that
+         *     order, the first present one used. A record that is not indexed is 404 `NOT_FOUND`; a record
+         *     withdrawn under a privacy request is 451 `DATA_SUBJECT_BLOCKED`, and its history was erased with
+         *     it (the change log keeps no field value and no link to the subject).
+         *
+         *     **Filter and paging.** `since` keeps the changes detected at or after an instant. `page` is
+         *     1-based (1-1000, default 1) and `per_page` 1-100 (default 25); `total` is exact up to 10,000
+         *     (`total_relation`). To walk the whole history follow `next_cursor` (pass it as `cursor`, without
+         *     `page`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`.
+         */
+        get: operations["listPersonHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -454,6 +499,10 @@ export interface paths {
          *       live source instead (metered).
          *     - 451 `DATA_SUBJECT_BLOCKED`: the record was withdrawn under a privacy request; permanent, and
          *       deliberately distinct from 404.
+         *
+         *     **Conditional requests.** The answer carries an `ETag`, a strong validator of its `data`. Send it
+         *     back in `If-None-Match` and, while `data` is byte-identical, the answer is 304 with no body (and
+         *     the request id and rate-limit headers); a 304 counts against the rate limit (see the 304 response).
          */
         get: operations["getCompany"];
         put?: never;
@@ -483,8 +532,45 @@ export interface paths {
          *
          *     **Outcomes.** An unknown company is not an error: 200 with `exists: false` and `id` and
          *     `fetched_at` null. A withdrawn record is 451 `DATA_SUBJECT_BLOCKED`.
+         *
+         *     **Conditional requests.** The answer carries an `ETag`, a strong validator of its `data`. Send it
+         *     back in `If-None-Match` and, while `data` is byte-identical, the answer is 304 with no body (and
+         *     the request id and rate-limit headers); a 304 counts against the rate limit (see the 304 response).
          */
         get: operations["checkCompany"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/company/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the changes of a company
+         * @description What changed on one company record over time, newest first: every change the service detected and
+         *     recorded in its change log (the events a monitor can subscribe to), each with the fields that
+         *     changed (old and new value), when it was detected and by what (an import, the continuous refresh
+         *     or a realtime lookup). The same changes are the events of `GET /events` and of the webhooks.
+         *
+         *     **Identifier.** The same as `GET /company`: `network_url`, `username`, `company_id` or `id`, checked in that
+         *     order, the first present one used. A record that is not indexed is 404 `NOT_FOUND`; a record
+         *     withdrawn under a privacy request is 451 `DATA_SUBJECT_BLOCKED`, and its history was erased with
+         *     it (the change log keeps no field value and no link to the subject).
+         *
+         *     **Filter and paging.** `since` keeps the changes detected at or after an instant. `page` is
+         *     1-based (1-1000, default 1) and `per_page` 1-100 (default 25); `total` is exact up to 10,000
+         *     (`total_relation`). To walk the whole history follow `next_cursor` (pass it as `cursor`, without
+         *     `page`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`.
+         */
+        get: operations["listCompanyHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1257,6 +1343,11 @@ export interface webhooks {
          *     than before). Events come from change detection during the continuous refresh of the data lake,
          *     not from an API call, so a change is reported when the refresh notices it.
          *
+         *     **Subject.** Every payload (each change event and `monitor.test`) names its subject in
+         *     `subject`: type, the record's `id` here, `username` and `network_url`, so the receiver needs no
+         *     `GET /monitors/{id}` to learn who changed. The same event, with the same body, is listed by
+         *     `GET /events`.
+         *
          *     **Signature (Standard Webhooks).** Each attempt carries `webhook-id` (the payload `id`),
          *     `webhook-timestamp` (Unix seconds of the attempt) and `webhook-signature` (`v1,` + base64
          *     HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part
@@ -1266,7 +1357,7 @@ export interface webhooks {
          *
          *     Test vector: with the secret `whsec_VhuTo9kNdSRIdunwNHqRYhu59N7IC3SG`, the example below
          *     serialized compactly (`JSON.stringify(payload)`, no spaces) and sent on its first attempt carries
-         *     `webhook-signature: v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=`.
+         *     `webhook-signature: v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=`.
          *
          *     **Success and retries.** Any 2xx status within 15 seconds counts as delivered; the response body
          *     is ignored. A redirect (3xx) is a failure and its `Location` is never requested. 410 Gone
@@ -1650,6 +1741,24 @@ export interface components {
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
+        /** @description One read replica (a streaming standby named in `DATABASE_READ_URL`) as of its last probe. Lake reads go to replicas `in_use`; while none is, they go to the primary, so a replica that lags or is down never makes the instance unready. */
+        ReadReplicaCheck: {
+            /**
+             * @description The replica's position in `DATABASE_READ_URL` (`replica_1` is the first); its address is not shown.
+             * @example replica_1
+             */
+            name: string;
+            /**
+             * @description `in_use`: it serves lake reads. `lagging`: its replay lag is past the server's bound (`DATABASE_READ_MAX_LAG_SECONDS`, 5 s by default), so reads go to the primary until it catches up. `down`: it did not answer the last probe in time.
+             * @enum {string}
+             */
+            state: "in_use" | "lagging" | "down";
+            /**
+             * @description Replay lag at the last probe, in seconds: how much older than the primary's the data it serves may be (0 when it has replayed everything it received). `null` while it does not answer.
+             * @example 0.012
+             */
+            lag_seconds: number | null;
+        };
         /** @description Readiness answer; the instance can serve requests. */
         ReadinessResponse: {
             /**
@@ -1669,6 +1778,8 @@ export interface components {
                  * @enum {string}
                  */
                 redis: "up" | "unavailable" | "not_configured";
+                /** @description Present only when the server has read replicas (`DATABASE_READ_URL`): each one's state and replay lag. Replicas never decide readiness: without one in use, lake reads go to the primary. */
+                replicas?: components["schemas"]["ReadReplicaCheck"][];
             };
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
@@ -2092,6 +2203,74 @@ export interface components {
         PageSize: number;
         /** @description Opaque cursor from a previous page's `next_cursor`: asks for the page after that one, by the sort key of its last row (keyset paging). Cursors have no page cap and stay valid across restarts; a row that is neither inserted nor deleted nor re-sorted during the walk is seen exactly once. A cursor is bound to the query that produced it (operation and filters; `per_page` may change between pages): a malformed cursor, or one from another query, is a 400 `INVALID_CURSOR`. It cannot be combined with `page`. */
         Cursor: string;
+        /**
+         * @description A change event a monitor can subscribe to. Person monitors accept the `person.*` events,
+         *     company monitors the `company.*` events.
+         *
+         *     | event | fires when |
+         *     |---|---|
+         *     | `person.job_changed` | the current employer changes |
+         *     | `person.title_changed` | the current title changes at the same employer |
+         *     | `person.location_changed` | the profile city or country changes |
+         *     | `company.headcount_changed` | the staff count changes |
+         *     | `company.name_changed` | the company name changes |
+         *     | `company.hq_changed` | the headquarters city or country changes |
+         *     | `company.industry_changed` | the industry list changes |
+         * @enum {string}
+         */
+        MonitorEvent: "person.job_changed" | "person.title_changed" | "person.location_changed" | "company.headcount_changed" | "company.name_changed" | "company.hq_changed" | "company.industry_changed";
+        /** @description One field that changed: its name (as in the event's `diff`, without the `old_`/`new_` prefix) and its value before and after. A value the record did not state is `null`. */
+        FieldChange: {
+            /** @description The changed field, for example `company`, `company_id`, `title`, `city`, `country_code`, `staff_count`, `name`, `hq_city`, `hq_country_code` or `industries`. */
+            field: string;
+            /** @description The value before the change. */
+            old: string | number | string[] | null;
+            /** @description The value after the change. */
+            new: string | number | string[] | null;
+        };
+        /** @description One detected change of a record, as the change log holds it: the event it is, which fields changed (old and new values), when it was detected and by what. */
+        HistoryEntry: {
+            /** @description The change's id in the change log (increasing in the order changes were recorded). */
+            readonly id: string;
+            event: components["schemas"]["MonitorEvent"];
+            /** @description The fields the event covers whose value differs before and after (for `person.job_changed` the employer, and the title when it changed too). */
+            changes: components["schemas"]["FieldChange"][];
+            /** @description The event's `diff` exactly as a webhook of this change carries it. */
+            diff?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description When the service detected and recorded the change.
+             */
+            detected_at: string;
+            /**
+             * @description What detected it: `import` (an operator's bulk import replaced the record), `refresh` (the continuous refresh against the live source) or `realtime` (a realtime lookup wrote a fresher copy back).
+             * @enum {string}
+             */
+            detected_by: "import" | "refresh" | "realtime";
+        };
+        /** @description Number of matches over all pages, exact up to 10,000 (up to 1,000 for a people search with `query` or `title`); see `total_relation`. */
+        TotalCount: number;
+        /**
+         * @description How `total` relates to the number of matches: `eq` when it is the exact count, `gte` when there are at least `total` matches. Counting stops at 10,000 matches (as Elasticsearch's `track_total_hits` does), so a `total` of 10000 with `gte` means "10,000 or more"; every match stays reachable through `next_cursor`. A people search with `query` or `title` stops at 1,000 (its matches come from a full-text index, and each counted match costs a read of its record).
+         * @enum {string}
+         */
+        TotalRelation: "eq" | "gte";
+        /** @description Cursor of the next page (pass it as `cursor` with the same filters), or null when this page is the last one. Present on every page, whether it was asked by `page` or by `cursor`, so an export may start with `page` 1 and go on with cursors without a page cap. */
+        NextCursor: string | null;
+        /** @description One page of a record's history, newest first (ties broken by `id`). */
+        HistoryListResponse: {
+            results: components["schemas"]["HistoryEntry"][];
+            total: components["schemas"]["TotalCount"];
+            total_relation: components["schemas"]["TotalRelation"];
+            /** @description The page number asked for; absent when the page was asked by `cursor`. */
+            page?: components["schemas"]["PageNumber"];
+            per_page: components["schemas"]["PageSize"];
+            next_cursor: components["schemas"]["NextCursor"];
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
         /** @description A lightweight person profile returned by searches and relationship lookups. Every field is always present (null when empty). Pass `id` to the person lookup for the full record. */
         PersonSearchHit: {
             /**
@@ -2130,15 +2309,6 @@ export interface components {
              */
             fetched_at: string;
         };
-        /** @description Number of matches over all pages, exact up to 10,000 (up to 1,000 for a people search with `query` or `title`); see `total_relation`. */
-        TotalCount: number;
-        /**
-         * @description How `total` relates to the number of matches: `eq` when it is the exact count, `gte` when there are at least `total` matches. Counting stops at 10,000 matches (as Elasticsearch's `track_total_hits` does), so a `total` of 10000 with `gte` means "10,000 or more"; every match stays reachable through `next_cursor`. A people search with `query` or `title` stops at 1,000 (its matches come from a full-text index, and each counted match costs a read of its record).
-         * @enum {string}
-         */
-        TotalRelation: "eq" | "gte";
-        /** @description Cursor of the next page (pass it as `cursor` with the same filters), or null when this page is the last one. Present on every page, whether it was asked by `page` or by `cursor`, so an export may start with `page` 1 and go on with cursors without a page cap. */
-        NextCursor: string | null;
         /** @description People matching the request, one page of them. */
         PersonSearchResponse: {
             results: components["schemas"]["PersonSearchHit"][];
@@ -2681,22 +2851,6 @@ export interface components {
          * @enum {string}
          */
         MonitorType: "person" | "company";
-        /**
-         * @description A change event a monitor can subscribe to. Person monitors accept the `person.*` events,
-         *     company monitors the `company.*` events.
-         *
-         *     | event | fires when |
-         *     |---|---|
-         *     | `person.job_changed` | the current employer changes |
-         *     | `person.title_changed` | the current title changes at the same employer |
-         *     | `person.location_changed` | the profile city or country changes |
-         *     | `company.headcount_changed` | the staff count changes |
-         *     | `company.name_changed` | the company name changes |
-         *     | `company.hq_changed` | the headquarters city or country changes |
-         *     | `company.industry_changed` | the industry list changes |
-         * @enum {string}
-         */
-        MonitorEvent: "person.job_changed" | "person.title_changed" | "person.location_changed" | "company.headcount_changed" | "company.name_changed" | "company.hq_changed" | "company.industry_changed";
         /** @description A standing subscription on one person or company. When a subscribed change is detected on the subject, a signed webhook is POSTed to `webhook_url`. The webhook secret is not a field of the monitor: it is revealed exactly once, by `POST /workspace/monitors/{id}/secret` (the dashboard). */
         Monitor: {
             /** Format: uuid */
@@ -2996,6 +3150,26 @@ export interface components {
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
+        /** @description Who the event is about, so a receiver needs no `GET /monitors/{id}` to learn it: the subject's type, its id in this service (the `id` of `GET /person` or `GET /company`), its username (the slug of its URL) and its URL on the upstream network. `id` is `null` only for a `monitor.test` event whose subject is not in the lake yet. */
+        EventSubject: {
+            /**
+             * @description The kind of record.
+             * @enum {string}
+             */
+            type: "person" | "company";
+            /**
+             * Format: uuid
+             * @description The record's id in this service.
+             */
+            id: string | null;
+            /** @description The subject's username (the lower-case slug of its network URL). */
+            username: string;
+            /**
+             * Format: uri
+             * @description The subject's canonical URL on the upstream network, as the lookup returns it.
+             */
+            network_url: string;
+        };
         /** @description Payload of a `person.job_changed` delivery. Sent when the current employer of the monitored person changes. */
         PersonJobChangedEvent: {
             /**
@@ -3027,6 +3201,7 @@ export interface components {
                 /** @description Title at the new employer. */
                 new_title: string | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `person.title_changed` delivery. Sent when the current title of the monitored person changes while the employer stays the same (a change of employer is `person.job_changed` instead). */
         PersonTitleChangedEvent: {
@@ -3053,6 +3228,7 @@ export interface components {
                 /** @description Numeric company ID of the current employer. */
                 company_id: string | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `person.location_changed` delivery. Sent when the city or the country of the monitored person's profile location changes. */
         PersonLocationChangedEvent: {
@@ -3079,6 +3255,7 @@ export interface components {
                 /** @description ISO 3166-1 alpha-2 code. */
                 new_country_code: string | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `company.headcount_changed` delivery. Sent when the staff count of the monitored company changes. */
         CompanyHeadcountChangedEvent: {
@@ -3105,6 +3282,7 @@ export interface components {
                 /** @description `new_staff_count - old_staff_count`; negative when the headcount fell; `null` when either count is `null`. */
                 change: number | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `company.name_changed` delivery. Sent when the name of the monitored company changes. */
         CompanyNameChangedEvent: {
@@ -3127,6 +3305,7 @@ export interface components {
                 old_name: string;
                 new_name: string;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `company.hq_changed` delivery. Sent when the headquarters city or country of the monitored company changes. */
         CompanyHqChangedEvent: {
@@ -3153,6 +3332,7 @@ export interface components {
                 /** @description ISO 3166-1 alpha-2 code. */
                 new_hq_country_code: string | null;
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `company.industry_changed` delivery. Sent when the industry list of the monitored company changes (order alone does not count). */
         CompanyIndustryChangedEvent: {
@@ -3175,6 +3355,7 @@ export interface components {
                 old_industries: string[];
                 new_industries: string[];
             };
+            subject: components["schemas"]["EventSubject"];
         };
         /** @description Payload of a `monitor.test` delivery, sent only on request (`POST /monitors/{id}/test`) through the same path, signature and retries as the change events. Nothing changed: `diff` is empty. */
         MonitorTestEvent: {
@@ -3194,6 +3375,7 @@ export interface components {
             timestamp: string;
             /** @description Always empty for a test event. */
             diff: Record<string, never>;
+            subject: components["schemas"]["EventSubject"];
         };
     };
     responses: {
@@ -3258,6 +3440,17 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
+        };
+        /** @description Not Modified: the `If-None-Match` of the request holds the current `ETag`, so the answer you already have is still exact (byte for byte). No body. It carries the request id and the rate-limit headers like any answer, and it **counts against the rate limit** like a 200: the limit meters the work of a request (authentication, the lookup and the digest are all done to decide the 304), not the bytes sent, and a limit that a 304 did not consume would let a client poll as fast as it likes. What a 304 saves is the transfer of the record (5–10 KB for a person). */
+        NotModified: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
         };
         /** @description The workspace has no active license (`LICENSE_INACTIVE`): it is inactive or expired. Every authenticated operation answers this until the license is renewed. */
         LicenseInactive: {
@@ -3438,6 +3631,16 @@ export interface components {
          */
         PersonId: string;
         /**
+         * @description One or more `ETag` values from earlier answers (comma-separated, or `*`). When one of them is the current `ETag`, the answer is 304 Not Modified with no body. Compared weakly, as HTTP says (a `W/` prefix is ignored).
+         * @example "Wk3oP0m6pDq1nH8sV2xY7bC4eF9gJ5kL0aR2tU6wZ1M"
+         */
+        IfNoneMatch: string;
+        /**
+         * @description Only changes detected at or after this instant (RFC 3339 date-time, for example `2026-03-01T00:00:00Z`).
+         * @example 2026-03-01T00:00:00Z
+         */
+        Since: string;
+        /**
          * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
          * @example 1
          */
@@ -3546,7 +3749,7 @@ export interface components {
         WebhookTimestamp: string;
         /**
          * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-         * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+         * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
          */
         WebhookSignature: string;
     };
@@ -3577,6 +3780,11 @@ export interface components {
          * @example 18
          */
         RetryAfter: number;
+        /**
+         * @description A strong validator of the answer's `data`: a quoted digest of its exact bytes, so it changes whenever any byte of the record (or of the check's answer, `fetched_at` included) changes, and only then. Send it back in `If-None-Match` to be answered 304 while nothing changed.
+         * @example "Wk3oP0m6pDq1nH8sV2xY7bC4eF9gJ5kL0aR2tU6wZ1M"
+         */
+        ETag: string;
         /**
          * @description Present, with the value `true`, when the answer is the stored answer of an earlier call with the same `Idempotency-Key` (that replay was not metered).
          * @example true
@@ -3695,7 +3903,13 @@ export interface operations {
                  */
                 id?: components["parameters"]["PersonId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more `ETag` values from earlier answers (comma-separated, or `*`). When one of them is the current `ETag`, the answer is 304 Not Modified with no body. Compared weakly, as HTTP says (a `W/` prefix is ignored).
+                 * @example "Wk3oP0m6pDq1nH8sV2xY7bC4eF9gJ5kL0aR2tU6wZ1M"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3708,12 +3922,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PersonResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
@@ -3743,7 +3959,13 @@ export interface operations {
                  */
                 id?: components["parameters"]["PersonId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more `ETag` values from earlier answers (comma-separated, or `*`). When one of them is the current `ETag`, the answer is 304 Not Modified with no body. Compared weakly, as HTTP says (a `W/` prefix is ignored).
+                 * @example "Wk3oP0m6pDq1nH8sV2xY7bC4eF9gJ5kL0aR2tU6wZ1M"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3756,15 +3978,82 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RecordCheckResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            429: components["responses"]["TooManyRequests"];
+            451: components["responses"]["DataSubjectBlocked"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPersonHistory: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Full profile URL on the upstream network. The username slug (the part after `/in/`) is extracted, so trailing slashes, query strings, fragments and `http`/`https`/`www` differences are tolerated. Checked first: when present it is the identifier used, and the other identifiers are ignored. A URL from which no slug can be extracted is a 400 `VALIDATION_ERROR`; it does not fall back to the next identifier.
+                 * @example https://www.linkedin.com/in/priya-raman-4b2a91/
+                 */
+                network_url?: components["parameters"]["PersonNetworkUrl"];
+                /**
+                 * @description Profile slug (the part after `/in/` in the profile URL); matched case-insensitively. The fastest lookup. Used when `network_url` is absent.
+                 * @example priya-raman-4b2a91
+                 */
+                username?: components["parameters"]["PersonUsername"];
+                /**
+                 * @description Service profile ID, as returned in `id` by every person record and search hit. Used when neither `network_url` nor `username` is present.
+                 * @example 3f6c2a9e-8b1d-4c7a-9e52-1d0b7a4c6e21
+                 */
+                id?: components["parameters"]["PersonId"];
+                /**
+                 * @description Only changes detected at or after this instant (RFC 3339 date-time, for example `2026-03-01T00:00:00Z`).
+                 * @example 2026-03-01T00:00:00Z
+                 */
+                since?: components["parameters"]["Since"];
+                /**
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size, from 1 to 100 (default 25).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the record's changes, newest first. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestList"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
@@ -4132,7 +4421,13 @@ export interface operations {
                  */
                 id?: components["parameters"]["CompanyId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more `ETag` values from earlier answers (comma-separated, or `*`). When one of them is the current `ETag`, the answer is 304 Not Modified with no body. Compared weakly, as HTTP says (a `W/` prefix is ignored).
+                 * @example "Wk3oP0m6pDq1nH8sV2xY7bC4eF9gJ5kL0aR2tU6wZ1M"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4145,12 +4440,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CompanyResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
@@ -4185,7 +4482,13 @@ export interface operations {
                  */
                 id?: components["parameters"]["CompanyId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more `ETag` values from earlier answers (comma-separated, or `*`). When one of them is the current `ETag`, the answer is 304 Not Modified with no body. Compared weakly, as HTTP says (a `W/` prefix is ignored).
+                 * @example "Wk3oP0m6pDq1nH8sV2xY7bC4eF9gJ5kL0aR2tU6wZ1M"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4198,15 +4501,87 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RecordCheckResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            429: components["responses"]["TooManyRequests"];
+            451: components["responses"]["DataSubjectBlocked"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCompanyHistory: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Full company page URL on the upstream network. The slug (the part after `/company/`) is extracted as for persons, so trailing slashes, query strings and `http`/`https`/`www` differences are tolerated. Checked first; a URL from which no slug can be extracted is a 400 `VALIDATION_ERROR`.
+                 * @example https://www.linkedin.com/company/northwind-analytics/
+                 */
+                network_url?: components["parameters"]["CompanyNetworkUrl"];
+                /**
+                 * @description Company slug (the part after `/company/`); matched case-insensitively. The fastest lookup. Used when `network_url` is absent.
+                 * @example northwind-analytics
+                 */
+                username?: components["parameters"]["CompanyUsername"];
+                /**
+                 * @description Numeric company ID of the upstream network (the `company_id` field of a company record, and `current_company_id` of a person). Used when neither `network_url` nor `username` is present.
+                 * @example 18234567
+                 */
+                company_id?: components["parameters"]["CompanyNumericId"];
+                /**
+                 * @description Service company ID, as returned in `id` by every company record and search hit. Used only when none of `network_url`, `username` and `company_id` is present.
+                 * @example 9b2e4f10-6c3a-4d8e-b71f-2a5c9e0d4b73
+                 */
+                id?: components["parameters"]["CompanyId"];
+                /**
+                 * @description Only changes detected at or after this instant (RFC 3339 date-time, for example `2026-03-01T00:00:00Z`).
+                 * @example 2026-03-01T00:00:00Z
+                 */
+                since?: components["parameters"]["Since"];
+                /**
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size, from 1 to 100 (default 25).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the record's changes, newest first. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestList"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
@@ -5358,7 +5733,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5411,7 +5786,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5464,7 +5839,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5517,7 +5892,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5570,7 +5945,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5623,7 +5998,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5676,7 +6051,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
@@ -5729,7 +6104,7 @@ export interface operations {
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
-                 * @example v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };

@@ -10,6 +10,7 @@ import Koa from 'koa';
 import type Redis from 'ioredis';
 import type { Knex } from 'knex';
 import type { Config } from './config';
+import { primaryReads, type LakeReads } from './db/replicas';
 import type { Logger } from './logger';
 import { Authenticator } from './domain/auth/authenticator';
 import { Coalescer } from './domain/live/coalesce';
@@ -47,6 +48,8 @@ export interface AppDeps {
   resolveHost?: ResolveHost;
   /** Shared with the in-process refresh worker so /metrics shows its figures too. */
   metrics?: Metrics;
+  /** Where the lake's reads run (read replicas, db/replicas.ts); omitted = `knex`, the primary. */
+  reads?: LakeReads;
 }
 
 export interface App {
@@ -103,7 +106,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     ssrf: { allowLoopback: config.webhooks.allowLoopback },
     maxPerWorkspace: config.webhooks.maxMonitorsPerWorkspace,
   };
-  const handlers = operationHandlers({ knex, config, live, monitors, rateLimitStore: () => rateLimits.storeState() });
+  const handlers = operationHandlers({ knex, reads: deps.reads ?? primaryReads(knex), config, live, monitors, rateLimitStore: () => rateLimits.storeState() });
   const api = await createContract(registrations(handlers));
 
   // Behind N trusted proxies the client address is the one the outermost of them saw: the N-th

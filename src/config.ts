@@ -9,6 +9,8 @@ export interface Config {
   host: string;
   /** Unset: the embedded PostgreSQL under dataDir is used. */
   databaseUrl: string | undefined;
+  /** Read replicas of DATABASE_URL (streaming standbys) that serve the lake's reads. */
+  readReplicas: ReadReplicasConfig;
   dataDir: string;
   embeddedPgPort: number;
   redisUrl: string | undefined;
@@ -57,6 +59,22 @@ export interface Config {
   simulator: SimulatorConfig;
   refresh: RefreshConfig;
   webhooks: WebhooksConfig;
+}
+
+/**
+ * DATABASE_READ_URL: standbys of DATABASE_URL (pg_basebackup -R) that serve the lake's reads
+ * (db/replicas.ts). Writes, metering, locks, the LISTEN channel, queues and sessions stay on the
+ * primary. Empty `urls`: every read goes to the primary, as on one PostgreSQL.
+ */
+export interface ReadReplicasConfig {
+  /** DATABASE_READ_URL, comma-separated: one or more standbys. */
+  urls: string[];
+  /** DATABASE_READ_MAX_LAG_SECONDS: a standby further behind than this is not read from until it catches up. */
+  maxLagSeconds: number;
+  /** DATABASE_READ_PROBE_MS: how often each standby's replay lag is measured (each probe bounded by READINESS_TIMEOUT_MS). */
+  probeMs: number;
+  /** DATABASE_READ_POOL_MAX: connections per standby (default DB_POOL_MAX). */
+  poolMax: number;
 }
 
 /** The live source (realtime operations and the refresh). */
@@ -208,6 +226,18 @@ function schedule(env: NodeJS.ProcessEnv, name: string, fallback: number[]): num
   return parts.map(Number);
 }
 
+/** DATABASE_READ_URL: comma-separated PostgreSQL URLs, each validated like DATABASE_URL. */
+function readUrls(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.DATABASE_READ_URL;
+  if (!raw) return [];
+  const urls = raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  urls.forEach((one, i) => url({ [`DATABASE_READ_URL (entry ${i + 1})`]: one }, `DATABASE_READ_URL (entry ${i + 1})`, ['postgres:', 'postgresql:']));
+  return urls;
+}
+
 function number(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -248,6 +278,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { demo?: 
     port: int(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '127.0.0.1',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    readReplicas: {
+      urls: readUrls(env),
+      maxLagSeconds: number(env, 'DATABASE_READ_MAX_LAG_SECONDS', 5),
+      probeMs: int(env, 'DATABASE_READ_PROBE_MS', 1000, 100, 60_000),
+      poolMax: int(env, 'DATABASE_READ_POOL_MAX', int(env, 'DB_POOL_MAX', 10, 1, 1000), 1, 1000),
+    },
     dataDir: path.resolve(env.ENRICH_DATA_DIR || '.data'),
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
@@ -324,6 +360,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { demo?: 
       },
     },
   };
+  // A standby of the embedded PostgreSQL is not a topology this service sets up.
+  if (config.readReplicas.urls.length && !config.databaseUrl) throw new ConfigError('DATABASE_READ_URL needs DATABASE_URL (the primary)');
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
     throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }

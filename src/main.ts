@@ -7,6 +7,8 @@ import Redis from 'ioredis';
 import { createApp } from './app';
 import { loadConfig, type Config } from './config';
 import { createKnex, migrateLatest, openDatabase } from './db/knex';
+import { pendingMigrations } from './db/migrationState';
+import { ReadReplicas } from './db/replicas';
 import { createLogger, type Logger } from './logger';
 import { DEMO_LOADED_PERSONS, ensureDemoWorld } from './world/demo';
 import { ensureDemoWorkspace } from './domain/workspaces/demo';
@@ -22,7 +24,8 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(opts: { demo?: boolean; config?: Config } = {}): Promise<RunningServer> {
+/** `migrate: false` (`enrich serve --no-migrate`): the schema must already be current (`enrich migrate`). */
+export async function startServer(opts: { demo?: boolean; config?: Config; migrate?: boolean } = {}): Promise<RunningServer> {
   const config = opts.config ?? loadConfig(process.env, { demo: opts.demo });
   const logger = createLogger(config.logLevel);
   const db = await openDatabase(
@@ -31,8 +34,16 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
     (line) => logger.warn(line),
   );
   logger.info({ database: db.embedded ? `embedded (${config.dataDir}/postgres)` : 'DATABASE_URL' }, 'database ready');
-  const applied = await migrateLatest(db.knex);
-  if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+  if (opts.migrate === false) {
+    const pending = await pendingMigrations(db.knex);
+    if (pending.length) {
+      await db.close();
+      throw new Error(`the database lacks ${pending.length} migration(s) of this version (${pending.join(', ')}): run \`enrich migrate\` against the primary first`);
+    }
+  } else {
+    const applied = await migrateLatest(db.knex);
+    if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+  }
 
   // The demo serves real profiles from its first request: an empty lake gets a small world first.
   let sampleUsername: string | undefined;
@@ -56,8 +67,10 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
     acquireTimeoutMs: config.dbAcquireTimeoutMs,
   });
   const metrics = new Metrics();
+  const reads = config.readReplicas.urls.length ? await openReadReplicas(config, requestKnex, logger) : undefined;
+  reads?.observe(metrics.registry);
   const live = await createLiveSource(config, { db: db.knex, logger, observer: metrics.source });
-  const app = await createApp({ config, knex: requestKnex, logger, redis, databaseUrl: db.url, liveSource: live.source, metrics });
+  const app = await createApp({ config, knex: requestKnex, logger, redis, databaseUrl: db.url, liveSource: live.source, metrics, reads });
   const worker = config.refresh.inProcess
     ? new RefreshWorker({ db: db.knex, source: live.source, config: config.refresh, logger, metrics })
     : undefined;
@@ -106,11 +119,37 @@ export async function startServer(opts: { demo?: boolean; config?: Config } = {}
       await live.close();
       await app.close();
       await redis?.quit().catch(() => undefined);
+      await reads?.close();
       await requestKnex.destroy();
       await db.close();
       logger.info('stopped');
     })());
   return { server, url, stop };
+}
+
+/**
+ * The read replicas of DATABASE_READ_URL with the request pool's bounds; probed once before the
+ * server listens (a standby that does not answer yet only means reads start on the primary).
+ */
+async function openReadReplicas(config: Config, primary: ReturnType<typeof createKnex>, logger: Logger): Promise<ReadReplicas> {
+  const { readReplicas: r } = config;
+  const reads = new ReadReplicas(primary, r.urls, {
+    maxLagSeconds: r.maxLagSeconds,
+    probeMs: r.probeMs,
+    probeTimeoutMs: config.readinessTimeoutMs,
+    poolMax: r.poolMax,
+    timeouts: { statementTimeoutMs: config.dbStatementTimeoutMs, acquireTimeoutMs: config.dbAcquireTimeoutMs },
+    onChange: (replica, state, detail) =>
+      state === 'in_use'
+        ? logger.info({ replica, ...detail }, 'read replica in use: lake reads go to it')
+        : logger.warn({ replica, state, ...detail, max_lag_seconds: r.maxLagSeconds }, 'read replica not used: lake reads go to the primary until it recovers'),
+  });
+  await reads.start();
+  logger.info(
+    { replicas: r.urls.map((u, i) => `replica_${i + 1}=${new URL(u).host}${new URL(u).pathname}`), max_lag_seconds: r.maxLagSeconds, pin_ms: reads.pinMs },
+    'read replicas configured',
+  );
+  return reads;
 }
 
 /**

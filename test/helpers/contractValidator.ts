@@ -58,6 +58,8 @@ export async function contractProblems(method: string, path: string, res: HttpRe
   const problems: string[] = [];
   // HEAD is answered wherever GET is, with the GET's headers and no body (RFC 9110).
   const head = method.toUpperCase() === 'HEAD';
+  // A 304 Not Modified has no body either (RFC 9110 §15.4.5): its documented headers are checked.
+  const bodyless = head || res.status === 304;
   const operation: Operation | undefined = api.router.matchOperation({ method: head ? 'GET' : method, path, headers: {}, query: {} });
   const header = (name: string) => {
     const v = res.headers[name.toLowerCase()];
@@ -80,7 +82,8 @@ export async function contractProblems(method: string, path: string, res: HttpRe
       problems.push(`${operation.operationId} answered ${res.status}, which the contract does not document`);
     } else {
       schema = documented.content?.['application/json']?.schema;
-      if (!schema) problems.push(`${operation.operationId} ${res.status} has no application/json schema`);
+      if (!schema && res.status !== 304) problems.push(`${operation.operationId} ${res.status} has no application/json schema`);
+      if (schema && res.status === 304) problems.push(`${operation.operationId} documents a body for 304`);
       for (const [name, h] of Object.entries(documented.headers ?? {})) {
         if (h.required && header(name) === undefined) problems.push(`missing required header ${name}`);
         if (h.schema && header(name) !== undefined) {
@@ -93,9 +96,9 @@ export async function contractProblems(method: string, path: string, res: HttpRe
     }
   }
 
-  if (head) {
+  if (bodyless) {
     if (res.body !== undefined && res.body !== '' && !(typeof res.body === 'object' && res.body !== null && Object.keys(res.body).length === 0)) {
-      problems.push('HEAD answered with a body');
+      problems.push(`${head ? 'HEAD' : '304'} answered with a body`);
     }
   } else if (schema) {
     const validate = compile(key, schema);
@@ -105,7 +108,7 @@ export async function contractProblems(method: string, path: string, res: HttpRe
   const body = res.body as { metadata?: { request_id?: string }; quotas?: unknown } | undefined;
   const requestId = header('x-request-id');
   if (!requestId || !/^req_[0-9a-f]+$/.test(requestId)) problems.push(`bad x-request-id header: ${requestId}`);
-  if (head) {
+  if (bodyless) {
     // no body to compare with the headers
   } else if (!body || typeof body !== 'object') problems.push('body is not a JSON object');
   else {

@@ -23,4 +23,14 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toMatchObject({ dbStatementTimeoutMs: 5000, dbAcquireTimeoutMs: 2000, redisCommandTimeoutMs: 150, httpRequestTimeoutMs: 30000 });
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '60000', HTTP_REQUEST_TIMEOUT_MS: '30000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS/);
   });
+  it('reads DATABASE_READ_URL as a list of standbys of DATABASE_URL, with a lag bound', () => {
+    expect(loadConfig({}).readReplicas).toEqual({ urls: [], maxLagSeconds: 5, probeMs: 1000, poolMax: 10 });
+    const primary = 'postgres://u@10.0.0.1:5432/enrich';
+    const c = loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: 'postgres://u@10.0.0.2/enrich, postgresql://u@10.0.0.3/enrich', DATABASE_READ_MAX_LAG_SECONDS: '2.5' });
+    expect(c.readReplicas).toMatchObject({ urls: ['postgres://u@10.0.0.2/enrich', 'postgresql://u@10.0.0.3/enrich'], maxLagSeconds: 2.5 });
+    expect(() => loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: 'postgres://u@h/db,mysql://x' })).toThrow(/DATABASE_READ_URL \(entry 2\)/);
+    expect(() => loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: 'postgres://u@h/db', DATABASE_READ_MAX_LAG_SECONDS: '-1' })).toThrow(/DATABASE_READ_MAX_LAG_SECONDS/);
+    // The embedded PostgreSQL has no standby this service knows of.
+    expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://u@h/db' })).toThrow(/needs DATABASE_URL/);
+  });
 });

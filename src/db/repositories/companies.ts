@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
 import { boundedCount, pageQuery, splitPage, term, totalOf, type ListResult, type OrderTerm, type Page } from './pages';
-import { listPersons, pageWithTotal, STAFF_ORDER, STARTED_ORDER, type PersonSearchHit } from './personHits';
+import { inPageOrder, listPersons, pageWithTotal, STAFF_ORDER, STARTED_ORDER, type PersonSearchHit } from './personHits';
 
 export type CompanySearchHit = components['schemas']['CompanySearchHit'];
 
@@ -62,16 +62,16 @@ export async function searchCompanies(db: Knex, c: CompanyCriteria, page: Page):
 /** The hits of one page, in the page's order; records are read for these rows only. */
 async function hitsOf(db: Knex, ids: string[]): Promise<CompanySearchHit[]> {
   if (!ids.length) return [];
+  // `id = any(...)`, then the page's order here (personHits.ts hitsOf says why).
   const { rows } = await db.raw(
-    `select ${HIT} as hit
-     from unnest(?::uuid[]) with ordinality as page(id, n)
-     join companies on companies.id = page.id
+    `select companies.id, ${HIT} as hit
+     from companies
      -- offset 0 keeps the subquery whole: inlined, every r->'x' would parse the record again.
      cross join lateral (select companies.record::jsonb as r offset 0) rec
-     order by page.n`,
+     where companies.id = any(?::uuid[])`,
     [ids],
   );
-  return (rows as { hit: CompanySearchHit }[]).map((r) => r.hit);
+  return inPageOrder(ids, rows as { id: string; hit: CompanySearchHit }[]);
 }
 
 

@@ -1,5 +1,7 @@
 /** The companies table; lake columns derived from the stored record in SQL, one statement per batch. */
 import type { Knex } from 'knex';
+import { dropIdentifiers, hasIdentifierTable, replaceIdentifiers } from './lakeIdentifiers';
+import { lockKeysInOrder } from './locks';
 import { deleteRecord, findFreshness, touchRecords } from './lakeTables';
 import { stagedInput } from './staging';
 import { preparedQuery } from '../knex';
@@ -46,7 +48,10 @@ export async function findCompanyCopy(db: Knex, column: CompanyKeyColumn, value:
 
 export const findCompanyFreshness = (db: Knex, column: CompanyKeyColumn, value: string) => findFreshness(db, 'company', column, value);
 
-export const deleteCompany = (db: Knex, id: string) => deleteRecord(db, 'company', id);
+export async function deleteCompany(db: Knex, id: string): Promise<boolean> {
+  await dropIdentifiers(db, 'company', [id]);
+  return deleteRecord(db, 'company', id);
+}
 
 /**
  * Inserts or replaces records by id; a record that takes over the username or company_id of another
@@ -62,8 +67,8 @@ export async function upsertCompanies(
   if (!records.length) return;
   const ids = records.map((r) => r.id.toLowerCase());
   const companyIds = records.map((r) => r.company_id);
-  await trx.raw(
-    `delete from companies where (username = any(?::text[]) or company_id = any(?::bigint[])) and id <> all(?::uuid[])`,
+  const { rows: gone } = await trx.raw<{ rows: { id: string }[] }>(
+    `delete from companies where (username = any(?::text[]) or company_id = any(?::bigint[])) and id <> all(?::uuid[]) returning id`,
     [usernames as string[], companyIds, ids],
   );
   const input = await stagedInput(trx, texts, usernames);
@@ -86,6 +91,7 @@ export async function upsertCompanies(
        industries_lower = excluded.industries_lower, search_words = excluded.search_words, record = excluded.record`,
     input.bindings,
   );
+  await replaceIdentifiers(trx, 'company', ids, gone.map((r) => r.id));
   await trx.raw(
     `insert into company_refresh (company_id, checked_at) select id, fetched_at from companies where id = any(?::uuid[])
      on conflict (company_id) do update set checked_at = excluded.checked_at, lease_token = null, lease_until = null`,
@@ -101,7 +107,10 @@ export interface StoredCompanyRow {
   record: string;
 }
 
-/** As lockStoredPersons: the copies a batch will replace (same id, username or company_id), locked in id order. */
+/**
+ * As lockStoredPersons: the copies a batch will replace (same id, username or company_id), under
+ * sorted advisory locks on those identities, then on the ids of rows found by another identity.
+ */
 export async function lockStoredCompanies(
   trx: Knex.Transaction,
   ids: readonly string[],
@@ -109,15 +118,40 @@ export async function lockStoredCompanies(
   companyIds: readonly string[],
 ): Promise<StoredCompanyRow[]> {
   if (!ids.length) return [];
-  const { rows } = await trx.raw<{ rows: StoredCompanyRow[] }>(
-    // As lockStoredPersons: the text is taken outside the locking sub-query.
-    `select id, username, company_id::text as company_id, record::text as record from (
-       select id, username, company_id, record from companies
-       where id = any(?::uuid[]) or username = any(?::text[]) or company_id = any(?::bigint[]) order by id for update) locked`,
-    [ids as string[], usernames as string[], companyIds as string[]],
-  );
-  return rows;
+  await lockKeysInOrder(trx, [
+    ...ids.map(companyIdLock),
+    ...usernames.map((u) => `company:username:${u}`),
+    ...companyIds.map((c) => `company:company_id:${c}`),
+  ]);
+  const read = async () =>
+    (
+      await trx.raw<{ rows: StoredCompanyRow[] }>(
+        `select id, username, company_id::text as company_id, record::text as record from companies
+         where id = any(?::uuid[]) or username = any(?::text[]) or company_id = any(?::bigint[])`,
+        [ids as string[], usernames as string[], companyIds as string[]],
+      )
+    ).rows;
+  const rows = await read();
+  const asked = new Set(ids.map((id) => id.toLowerCase()));
+  const others = rows.filter((r) => !asked.has(r.id.toLowerCase()));
+  if (!others.length) return rows;
+  await lockKeysInOrder(trx, others.map((r) => companyIdLock(r.id)));
+  return read();
 }
+
+/**
+ * Distributed layout: the company writes of this transaction run one shard at a time. companies is
+ * a reference table there, and the identifier table a distributed one: a multi-shard write done in
+ * parallel (one connection per shard) followed by a write to the reference table fails ("cannot
+ * execute DML on table companies because there was a parallel DML access"). Must come first in
+ * the transaction; nothing on a single PostgreSQL.
+ */
+export async function sequentialCompanyWrites(trx: Knex.Transaction): Promise<void> {
+  if (await hasIdentifierTable(trx)) await trx.raw("set local citus.multi_shard_modify_mode to 'sequential'");
+}
+
+/** The advisory lock of one company id (lockStoredCompanies). */
+export const companyIdLock = (id: string) => `company:id:${id.toLowerCase()}`;
 
 /** As touchPersons: only fetched_at (column and stored text) and the queue row move. */
 export const touchCompanies = (trx: Knex.Transaction, rows: readonly { id: string; fetchedAt: string; record: string | null }[]) =>

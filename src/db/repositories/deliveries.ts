@@ -44,6 +44,9 @@ export interface SubscribedMonitor {
   subject_id: string;
   events: string[];
   webhook_url: string;
+  /** The subject's identifiers, for the payload's `subject`. */
+  username: string;
+  network_url: string | null;
 }
 
 const LAKE = { person: 'persons', company: 'companies' } as const;
@@ -56,7 +59,8 @@ export async function subscribedMonitors(
 ): Promise<SubscribedMonitor[]> {
   if (!subjectIds.length) return [];
   const { rows } = await trx.raw<{ rows: SubscribedMonitor[] }>(
-    `select m.id as monitor_id, l.id as subject_id, m.events, m.webhook_url
+    `select m.id as monitor_id, l.id as subject_id, m.events, m.webhook_url,
+       l.username, l.record->>'network_url' as network_url
      from ${LAKE[kind]} l join monitors m on m.type = ? and m.subject_slug = l.username
      where l.id = any(?::uuid[]) and m.active`,
     [kind, subjectIds as string[]],
@@ -237,7 +241,7 @@ export async function forgetSubject(trx: Knex.Transaction, subjectId: string): P
        next_attempt_at = null,
        completed_at = coalesce(completed_at, now()),
        lease_token = null, lease_until = null,
-       body = jsonb_set(body::jsonb, '{diff}', 'null'::jsonb)::text,
+       body = (body::jsonb || '{"diff": null, "subject": null}'::jsonb)::text,
        subject_id = null
      where subject_id = ?`,
     [subjectId],

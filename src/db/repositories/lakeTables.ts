@@ -1,8 +1,9 @@
 /**
  * What the persons and companies tables have in common, written once: each has its refresh queue
- * table keyed by the record's id, a freshness (`fetched_at`), deletion by id, and the "touch" of a
- * record whose content is unchanged. personRecords.ts and companyRecords.ts name these for their
- * kind and keep what differs (their columns, upserts and locks).
+ * table keyed by the record's id, a freshness (`fetched_at`) by a column of the table, deletion by
+ * id, and the "touch" of a record whose content is unchanged. personRecords.ts and
+ * companyRecords.ts name these for their kind and keep what differs (their columns, identifier
+ * routing, upserts and locks).
  */
 import type { Knex } from 'knex';
 import type { LakeKind } from '../../model/records';

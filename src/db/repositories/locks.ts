@@ -30,5 +30,19 @@ export async function withTransactionLock<T>(
   });
 }
 
+/**
+ * Takes the advisory locks of `texts` (lockKey of each) until the transaction ends, in ascending key
+ * order, so two transactions locking overlapping sets cannot deadlock on them. The lake writer locks
+ * the identities it writes this way instead of a multi-row `SELECT ... FOR UPDATE`, which a
+ * distributed planner (Citus) refuses across shards; advisory locks are taken where the statement
+ * runs (the coordinator), so every writer through one coordinator serializes on them.
+ */
+export async function lockKeysInOrder(trx: Knex.Transaction, texts: readonly string[]): Promise<void> {
+  if (!texts.length) return;
+  const keys = [...new Set(texts.map(lockKey))].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+  // unnest yields the array's elements in order, so the locks are taken in the sorted order.
+  await trx.raw('select count(pg_advisory_xact_lock(k)) from unnest(?::bigint[]) k', [keys]);
+}
+
 /** PostgreSQL's lock_not_available: a lock wait ran past its lock_timeout. */
 export const isLockTimeout = (err: unknown) => (err as { code?: string })?.code === '55P03';

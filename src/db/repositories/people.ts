@@ -63,9 +63,11 @@ const rankOrder = (query: string): OrderTerm[] => [
 /**
  * For the one statement after it in its transaction: no bitmap scan and no sequential scan, so the
  * page is read by walking an index in the list's order (the full-text condition, which only a GIN
- * index answers, becomes a filter on the walked rows). See searchPeople.
+ * index answers, becomes a filter on the walked rows). See searchPeople. `SET LOCAL`, not
+ * `set_config()`: Citus passes SET LOCAL on to the workers' transactions (with
+ * citus.propagate_set_commands = 'local', which `enrich distribute` sets), never a set_config() call.
  */
-export const WALK_IN_ORDER = `select set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)`;
+export const WALK_IN_ORDER = 'set local enable_bitmapscan = off; set local enable_seqscan = off';
 
 /**
  * People search. Without `query`, most recently verified first (the recency index, walked until

@@ -21,28 +21,29 @@ const HIT = `json_build_object(
   'past_companies', coalesce(r->'past_companies', '[]'), 'fetched_at', r->'fetched_at')`;
 
 // Position fields as the contract's hit objects state them: 0 (the records' "unknown") and
-// malformed company IDs become null.
-const year = (p: string, f: string) => `(select y from (select (${p}->>'${f}')::int y) v where y between 1900 and 2100)`;
-const month = (p: string, f: string) => `(select m from (select (${p}->>'${f}')::int m) v where m between 1 and 12)`;
+// malformed company IDs become null. Plain expressions (CASE), no scalar sub-queries: a distributed
+// planner (Citus) refuses correlated sub-queries in a query over a distributed table.
+const year = (p: string, f: string) => `(case when (${p}->>'${f}')::int between 1900 and 2100 then (${p}->>'${f}')::int end)`;
+const month = (p: string, f: string) => `(case when (${p}->>'${f}')::int between 1 and 12 then (${p}->>'${f}')::int end)`;
 // The numeric-id rule's SQL copy (model/identifiers.ts COMPANY_ID_SQL_PATTERN, tied to the
 // TypeScript rule by test/integration/lake/companyIdRule.test.ts).
 export const companyIdOrNull = (p: string) => `(case when ${p}->>'companyId' ~ '${COMPANY_ID_SQL_PATTERN}' then ${p}->'companyId' end)`;
 const companyId = companyIdOrNull;
+const CURRENT = 'lake_current_position(r)';
+const PREVIOUS = 'lake_previous_position(r)';
+const PAST = "(r->'positions'->(pp.ordinal::int))";
 
 /** Extra objects of the relationship hits, from `r` and, for past roles, the position row `pp`. */
 const EXTRAS = {
-  job_change: `(select json_build_object(
-      'previous_company', p->'companyName', 'previous_company_id', ${companyId('p')}, 'previous_title', p->'title',
-      'new_company', c->'companyName', 'new_company_id', ${companyId('c')}, 'new_title', c->'title',
-      'started_year', ${year('c', 'startYear')}, 'started_month', ${month('c', 'startMonth')})
-    from (select lake_current_position(r) c, lake_previous_position(r) p) x)`,
-  joined: `(select json_build_object('title', c->'title', 'start_year', ${year('c', 'startYear')},
-      'start_month', ${month('c', 'startMonth')})
-    from (select lake_current_position(r) c) x)`,
-  past_role: `(select json_build_object('title', p->'title', 'company_name', p->'companyName',
-      'start_year', ${year('p', 'startYear')}, 'start_month', ${month('p', 'startMonth')},
-      'end_year', ${year('p', 'endYear')}, 'end_month', ${month('p', 'endMonth')})
-    from (select r->'positions'->(pp.ordinal::int) p) x)`,
+  job_change: `json_build_object(
+      'previous_company', ${PREVIOUS}->'companyName', 'previous_company_id', ${companyId(PREVIOUS)}, 'previous_title', ${PREVIOUS}->'title',
+      'new_company', ${CURRENT}->'companyName', 'new_company_id', ${companyId(CURRENT)}, 'new_title', ${CURRENT}->'title',
+      'started_year', ${year(CURRENT, 'startYear')}, 'started_month', ${month(CURRENT, 'startMonth')})`,
+  joined: `json_build_object('title', ${CURRENT}->'title', 'start_year', ${year(CURRENT, 'startYear')},
+      'start_month', ${month(CURRENT, 'startMonth')})`,
+  past_role: `json_build_object('title', ${PAST}->'title', 'company_name', ${PAST}->'companyName',
+      'start_year', ${year(PAST, 'startYear')}, 'start_month', ${month(PAST, 'startMonth')},
+      'end_year', ${year(PAST, 'endYear')}, 'end_month', ${month(PAST, 'endMonth')})`,
 } as const;
 
 export type HitExtra = keyof typeof EXTRAS;
@@ -104,21 +105,33 @@ export async function pageAfterTotal<T>(
   return { rows: await hitsOf<T>(db, split.rows), next: split.next, ...total };
 }
 
-/** The hits of one page, in the page's order; records are read for these rows only. */
+/**
+ * The hits of one page, in the page's order; records are read for these rows only. The rows are
+ * fetched with `id = any(...)` and the position row joined on the person id (the distribution
+ * column on Citus, where persons and person_positions are co-located), then put in the page's order
+ * here: a join on `unnest(...)` is not a join a distributed planner pushes down to the shards.
+ */
 async function hitsOf<T>(db: Knex, page: PageRow[], extra?: HitExtra): Promise<T[]> {
   if (!page.length) return [];
   const hit = extra ? `${HIT}::jsonb || jsonb_build_object('${extra}', ${EXTRAS[extra]})` : HIT;
+  const ids = page.map((r) => r.id);
   const { rows } = await db.raw(
-    `select ${hit} as hit
-     from unnest(?::uuid[], ?::int[]) with ordinality as page(id, ordinal, n)
-     join persons on persons.id = page.id
-     left join person_positions pp on pp.person_id = page.id and pp.ordinal = page.ordinal
+    `select persons.id, ${hit} as hit
+     from persons
+     left join person_positions pp on pp.person_id = persons.id
+       and pp.ordinal = (?::int[])[array_position(?::uuid[], persons.id)]
      -- offset 0 keeps the subquery whole: inlined, every r->'x' would parse the record again.
      cross join lateral (select persons.record::jsonb as r offset 0) rec
-     order by page.n`,
-    [page.map((r) => r.id), page.map((r) => r.ordinal ?? null)] as Knex.RawBinding[],
+     where persons.id = any(?::uuid[])`,
+    [page.map((r) => r.ordinal ?? null), ids, ids] as Knex.RawBinding[],
   );
-  return (rows as { hit: T }[]).map((r) => r.hit);
+  return inPageOrder(ids, rows as { id: string; hit: T }[]);
+}
+
+/** `rows` (each with its id) in the order of `ids`; ids without a row are left out. */
+export function inPageOrder<T>(ids: readonly string[], rows: readonly { id: string; hit: T }[]): T[] {
+  const byId = new Map(rows.map((r) => [r.id.toLowerCase(), r.hit]));
+  return ids.flatMap((id) => (byId.has(id.toLowerCase()) ? [byId.get(id.toLowerCase()) as T] : []));
 }
 
 /** seniority_rank values (migration 20261121000400_search): 1 c-level ... 4 manager, 5 no band. */

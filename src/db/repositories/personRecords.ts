@@ -4,20 +4,40 @@
  */
 import type { Knex } from 'knex';
 import { preparedQuery } from '../knex';
-import { deleteRecord, findFreshness, touchRecords } from './lakeTables';
+import { dropIdentifiers, idsByIdentifier, replaceIdentifiers } from './lakeIdentifiers';
+import { lockKeysInOrder } from './locks';
+import { deleteRecord, touchRecords } from './lakeTables';
 import { stagedInput } from './staging';
 import type { PersonRecord } from '../../model/records';
 
 /** The columns a person is looked up by; each has a unique index. Values as identifiers.ts normalizes them. */
 export type PersonKeyColumn = 'id' | 'username' | 'network_id' | 'network_urn';
 
-export async function findPersonRecord(db: Knex, column: PersonKeyColumn, value: string): Promise<PersonRecord | undefined> {
+/**
+ * Where a lookup by `column` reads: the column itself on a single PostgreSQL; on the distributed
+ * layout, the record's id found in the identifier table (lakeIdentifiers.ts), so both reads route
+ * to one shard. Null: no record has that identifier.
+ */
+async function routed(db: Knex, column: PersonKeyColumn, value: string): Promise<{ column: PersonKeyColumn; value: string } | null> {
+  if (column === 'id') return { column, value };
+  const ids = await idsByIdentifier(db, 'person', column, [value]);
+  if (ids === undefined) return { column, value };
+  return ids.length ? { column: 'id', value: ids[0]! } : null;
+}
+
+export async function findPersonRecord(db: Knex, by: PersonKeyColumn, key: string): Promise<PersonRecord | undefined> {
+  const at = await routed(db, by, key);
+  if (!at) return undefined;
+  const { column, value } = at;
   const row = await db('persons').where(column, value).first('record');
   return row?.record;
 }
 
 /** The stored record as JSON text, for responses that pass it through unparsed. */
-export function findPersonJson(db: Knex, column: PersonKeyColumn, value: string): Promise<string | undefined> {
+export async function findPersonJson(db: Knex, by: PersonKeyColumn, key: string): Promise<string | undefined> {
+  const at = await routed(db, by, key);
+  if (!at) return undefined;
+  const { column, value } = at;
   return preparedQuery<{ record: string }>(db, JSON_BY[column].name, JSON_BY[column].text, [value]).then((rows) => rows[0]?.record);
 }
 
@@ -38,7 +58,10 @@ export interface LakeCopy {
 }
 
 /** The stored copy with its freshness (realtime: cache or live). One indexed query, prepared. */
-export async function findPersonCopy(db: Knex, column: PersonKeyColumn, value: string): Promise<LakeCopy | undefined> {
+export async function findPersonCopy(db: Knex, by: PersonKeyColumn, key: string): Promise<LakeCopy | undefined> {
+  const at = await routed(db, by, key);
+  if (!at) return undefined;
+  const { column, value } = at;
   const rows = await preparedQuery<LakeCopy>(
     db,
     `person_copy_by_${column}`,
@@ -66,6 +89,17 @@ export async function findPersonsJson(
   keys: { usernames: readonly string[]; ids: readonly string[] },
 ): Promise<PersonJsonRow[]> {
   if (!keys.usernames.length && !keys.ids.length) return [];
+  // Distributed layout: the usernames' ids from the identifier table, then every row by id, so
+  // only the shards holding them are read.
+  const byUsername = await idsByIdentifier(db, 'person', 'username', keys.usernames);
+  if (byUsername !== undefined) {
+    // `id = any(...)` alone: an OR with another column would keep Citus from pruning the shards.
+    const { rows } = await db.raw<{ rows: PersonJsonRow[] }>(
+      'select id, username, record::text as record from persons where id = any(?::uuid[])',
+      [[...keys.ids, ...byUsername]],
+    );
+    return rows;
+  }
   const { rows } = await db.raw<{ rows: PersonJsonRow[] }>(
     'select id, username, record::text as record from persons where username = any(?::text[]) or id = any(?::uuid[])',
     [keys.usernames as string[], keys.ids as string[]],
@@ -73,14 +107,26 @@ export async function findPersonsJson(
   return rows;
 }
 
-export const findPersonFreshness = (db: Knex, column: PersonKeyColumn, value: string) => findFreshness(db, 'person', column, value);
+export async function findPersonFreshness(
+  db: Knex,
+  by: PersonKeyColumn,
+  key: string,
+): Promise<{ id: string; fetched_at: Date } | undefined> {
+  const at = await routed(db, by, key);
+  if (!at) return undefined;
+  const { column, value } = at;
+  return db('persons').where(column, value).first('id', 'fetched_at');
+}
 
 export async function countPersons(db: Knex): Promise<number> {
   const row = await db('persons').count<{ count: number }[]>({ count: '*' }).first();
   return Number(row?.count ?? 0);
 }
 
-export const deletePerson = (db: Knex, id: string) => deleteRecord(db, 'person', id);
+export async function deletePerson(db: Knex, id: string): Promise<boolean> {
+  await dropIdentifiers(db, 'person', [id]);
+  return deleteRecord(db, 'person', id);
+}
 
 /**
  * Inserts or replaces records by id. A record that takes over the username of another id replaces
@@ -98,7 +144,10 @@ export async function upsertPersons(
   if (!records.length) return;
   const ids = records.map((r) => r.id.toLowerCase());
   const input = await stagedInput(trx, texts, usernames);
-  await trx.raw('delete from persons where username = any(?::text[]) and id <> all(?::uuid[])', [usernames as string[], ids]);
+  const { rows: gone } = await trx.raw<{ rows: { id: string }[] }>(
+    'delete from persons where username = any(?::text[]) and id <> all(?::uuid[]) returning id',
+    [usernames as string[], ids],
+  );
   await trx.raw('delete from person_positions where person_id = any(?::uuid[])', [ids]);
   await trx.raw('delete from person_educations where person_id = any(?::uuid[])', [ids]);
   // One statement, so the batch's JSON is parsed once (parsing is most of the cost) and shared by
@@ -150,6 +199,8 @@ export async function upsertPersons(
        (select count(*) from educations) as educations`,
     input.bindings,
   );
+  // The distributed layout's identifier table follows the record in the same transaction.
+  await replaceIdentifiers(trx, 'person', ids, gone.map((r) => r.id));
   // The refresh queue row follows the record: due again by its (new) fetched_at, any lease void.
   await trx.raw(
     `insert into person_refresh (person_id, checked_at) select id, fetched_at from persons where id = any(?::uuid[])
@@ -168,20 +219,31 @@ export interface StoredRow {
 /**
  * The stored copies a batch of writes will replace (same id, or same username), locked until the
  * transaction ends so concurrent writers of one record diff against each other's result, never
- * against the same old copy. Locked in id order, so two batches cannot deadlock on these rows.
+ * against the same old copy. The locks are advisory locks on the identities (locks.ts
+ * lockKeysInOrder: sorted, so two batches cannot deadlock on them), not `FOR UPDATE` on the rows,
+ * which a distributed planner refuses across shards. A stored row found by username under another
+ * id is then locked by its id too, and the rows read again under that lock.
  */
 export async function lockStoredPersons(trx: Knex.Transaction, ids: readonly string[], usernames: readonly string[]): Promise<StoredRow[]> {
   if (!ids.length) return [];
-  const { rows } = await trx.raw<{ rows: StoredRow[] }>(
-    // The text is taken outside the locking sub-query, so the sort that orders the locks carries
-    // the stored records as references rather than as text (no sort spilling megabytes to disk).
-    `select id, username, record::text as record from (
-       select id, username, record from persons
-       where id = any(?::uuid[]) or username = any(?::text[]) order by id for update) locked`,
-    [ids as string[], usernames as string[]],
-  );
-  return rows;
+  await lockKeysInOrder(trx, [...ids.map(personIdLock), ...usernames.map((u) => `person:username:${u}`)]);
+  const read = async () =>
+    (
+      await trx.raw<{ rows: StoredRow[] }>(
+        'select id, username, record::text as record from persons where id = any(?::uuid[]) or username = any(?::text[])',
+        [ids as string[], usernames as string[]],
+      )
+    ).rows;
+  const rows = await read();
+  const asked = new Set(ids.map((id) => id.toLowerCase()));
+  const others = rows.filter((r) => !asked.has(r.id.toLowerCase()));
+  if (!others.length) return rows;
+  await lockKeysInOrder(trx, others.map((r) => personIdLock(r.id)));
+  return read();
 }
+
+/** The advisory lock of one person id (lockStoredPersons); every writer of a persons row takes it. */
+export const personIdLock = (id: string) => `person:id:${id.toLowerCase()}`;
 
 /** A person whose content is unchanged: only fetched_at and its queue row move (lakeTables.ts touchRecords). */
 export const touchPersons = (trx: Knex.Transaction, rows: readonly { id: string; fetchedAt: string; record: string | null }[]) =>

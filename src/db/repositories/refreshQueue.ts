@@ -1,7 +1,6 @@
 /**
  * The refresh queue (person_refresh, company_refresh; migration 20261122001000_live): one row per
- * lake record, claimed by workers with FOR UPDATE SKIP LOCKED and a lease written in the same
- * statement. Plain values in, plain rows out.
+ * lake record, claimed by workers with an `UPDATE ... RETURNING` that writes a lease (claimDue). Plain values in, plain rows out.
  */
 import type { Knex } from 'knex';
 
@@ -32,25 +31,31 @@ export interface ClaimOptions {
 
 /**
  * Claims up to `limit` due rows whose lease is free or expired: first the watched lane, then the
- * rest, each oldest checked_at first. A row another worker is claiming at this moment is skipped
- * (SKIP LOCKED), and a row it has claimed carries a live lease, so no two workers hold one row.
+ * rest, each oldest checked_at first. A row another worker has claimed carries a live lease, so no
+ * two workers hold one row.
  */
 export async function claimDue(db: Knex, kind: QueueKind, opts: ClaimOptions): Promise<ClaimedRow[]> {
   const t = TABLES[kind];
   const claim = async (lane: 'watched' | 'all', limit: number, dueBefore: Date): Promise<ClaimedRow[]> => {
     if (limit <= 0) return [];
     const watched = lane === 'watched' ? 'and watchers > 0' : '';
+    // An `UPDATE ... RETURNING` claim, not `FOR UPDATE SKIP LOCKED` (which a distributed planner
+    // refuses across shards): the candidates are picked, then leased by one UPDATE whose own
+    // condition re-checks the lease. A worker claiming the same rows at the same moment waits for
+    // the other's UPDATE, and PostgreSQL then re-evaluates that condition on the rows it leased
+    // (READ COMMITTED), so it skips them: no row is ever held by two workers.
     const { rows } = await db.raw<{ rows: ClaimedRow[] }>(
-      `with due as (
-         select ${t.key} from ${t.queue}
-         where checked_at < ? ${watched} and (lease_until is null or lease_until < now())
-         order by checked_at limit ? for update skip locked),
-       claimed as (
+      `with claimed as (
          update ${t.queue} q set lease_token = ?, lease_until = now() + make_interval(secs => ?)
-         from due where q.${t.key} = due.${t.key} returning q.${t.key} as id)
+         where q.${t.key} in (
+             select ${t.key} from ${t.queue}
+             where checked_at < ? ${watched} and (lease_until is null or lease_until < now())
+             order by checked_at limit ?)
+           and (q.lease_until is null or q.lease_until < now())
+         returning q.${t.key} as id)
        select l.id, l.username, ${kind === 'company' ? 'l.company_id::text' : 'null'} as company_id
-       from claimed c join ${t.lake} l on l.id = c.id`,
-      [dueBefore, limit, opts.token, opts.leaseSeconds],
+       from ${t.lake} l where l.id in (select id from claimed)`,
+      [opts.token, opts.leaseSeconds, dueBefore, limit],
     );
     return rows;
   };
@@ -86,8 +91,11 @@ export async function markChecked(db: Knex, kind: QueueKind, token: string, ids:
 export async function lockLeased(trx: Knex.Transaction, kind: QueueKind, token: string, ids: readonly string[]): Promise<Set<string>> {
   if (!ids.length) return new Set();
   const t = TABLES[kind];
+  // A no-op UPDATE locks the rows it matches (a multi-row `FOR UPDATE` is refused across shards by
+  // a distributed planner); the lake rows' advisory locks are already held, so no two writers
+  // reach this point for one record at the same time.
   const { rows } = await trx.raw<{ rows: { id: string }[] }>(
-    `select ${t.key} as id from ${t.queue} where ${t.key} = any(?::uuid[]) and lease_token = ? order by ${t.key} for update`,
+    `update ${t.queue} set lease_token = lease_token where ${t.key} = any(?::uuid[]) and lease_token = ? returning ${t.key} as id`,
     [ids as string[], token],
   );
   return new Set(rows.map((r) => r.id));

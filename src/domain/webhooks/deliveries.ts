@@ -16,6 +16,7 @@ import { attemptsFor, retryAfterSeconds, retryDelaySeconds } from './schedule';
 import type { ServerKeys } from './secrets';
 import { destinationOf, payload, TEST_EVENT } from './payload';
 import { webhookHeaders } from './signing';
+import { monitorSubject } from './subject';
 
 export type MonitorDelivery = components['schemas']['MonitorDelivery'];
 
@@ -59,7 +60,7 @@ export async function enqueueTest(db: Knex, workspaceId: string, monitorId: stri
       change_id: null,
       subject_id: null,
       destination: destinationOf(monitor.webhook_url),
-      body: payload(id, TEST_EVENT, monitor.id, new Date(), {}),
+      body: payload(id, TEST_EVENT, monitor.id, new Date(), {}, await monitorSubject(db, monitor.type, monitor.subject_slug)),
       manual: true,
     },
   ]);

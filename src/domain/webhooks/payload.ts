@@ -4,11 +4,13 @@
  * events of changes) and by deliveries.ts (`monitor.test`).
  */
 
+import type { EventSubject } from './subject';
+
 export const TEST_EVENT = 'monitor.test';
 
 /** The contract's payload, serialized once: every attempt sends these exact bytes. */
-export function payload(id: string, event: string, monitorId: string, createdAt: Date, diff: object): string {
-  return JSON.stringify({ id, event, monitor_id: monitorId, timestamp: String(Math.floor(createdAt.getTime() / 1000)), diff });
+export function payload(id: string, event: string, monitorId: string, createdAt: Date, diff: object, subject: EventSubject): string {
+  return JSON.stringify({ id, event, monitor_id: monitorId, timestamp: String(Math.floor(createdAt.getTime() / 1000)), diff, subject });
 }
 
 /** host:port of a webhook URL: the unit of the per-destination concurrency cap. */

@@ -44,6 +44,8 @@ import { getWorkspaceUsage } from './workspace/getWorkspaceUsage';
 import { revealMonitorSecret } from './workspace/revealMonitorSecret';
 import { rotateMonitorSecret } from './workspace/rotateMonitorSecret';
 import { listMonitorDeliveries } from './monitors/listMonitorDeliveries';
+import { listPersonHistory } from './people/listPersonHistory';
+import { listCompanyHistory } from './companies/listCompanyHistory';
 import { redeliverMonitorDelivery } from './monitors/redeliverMonitorDelivery';
 import { testMonitor } from './monitors/testMonitor';
 import type { HandlerDeps, OperationHandler, OperationHandlers, OperationId } from './types';
@@ -94,6 +96,8 @@ export function operationHandlers(deps: HandlerDeps): OperationHandlers {
     revealMonitorSecret: revealMonitorSecret(deps),
     rotateMonitorSecret: rotateMonitorSecret(deps),
     listMonitorDeliveries: listMonitorDeliveries(deps),
+    listPersonHistory: listPersonHistory(deps),
+    listCompanyHistory: listCompanyHistory(deps),
     testMonitor: testMonitor(deps),
     redeliverMonitorDelivery: redeliverMonitorDelivery(deps),
   };

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Config } from '../../config';
+import type { LakeReads } from '../../db/replicas';
 import type { RateLimitStoreState } from '../../domain/ratelimit/rateLimits';
 import type { RealtimeDeps } from '../../domain/live/realtime';
 import type { MonitorDeps } from '../../domain/monitors/monitors';
@@ -65,7 +66,10 @@ export type OperationHandler<Op extends OperationId = OperationId> = (
 export type OperationHandlers = { [Op in OperationId]: OperationHandler<Op> };
 
 export interface HandlerDeps {
+  /** The primary: writes, metering, locks, sessions, monitors, and every read that is not the lake's. */
   knex: Knex;
+  /** The lake's reads (lakeRead.ts): a read replica in use, else the primary. */
+  reads: LakeReads;
   config: Config;
   /** Where rate limits are counted right now (readiness reports it). */
   rateLimitStore?: () => RateLimitStoreState;

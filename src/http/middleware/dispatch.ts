@@ -83,8 +83,11 @@ interface QueryOnlyPlan {
 type Validation = { errors?: ErrorObject[] | null; coerced?: object };
 
 function queryOnlyPlan(api: OpenAPIBackend, operation: Operation): QueryOnlyPlan | undefined {
-  const parameters = (operation.parameters ?? []) as { in: string; name: string; schema?: { type?: unknown }; content?: unknown }[];
-  if (operation.requestBody || /\{/.test(operation.path) || parameters.some((p) => p.in !== 'query' || p.content)) return undefined;
+  const parameters = (operation.parameters ?? []) as { in: string; name: string; required?: boolean; schema?: { type?: unknown }; content?: unknown }[];
+  // An optional header parameter (If-None-Match on the lookups) is read by its handler, not
+  // validated here: any header value is a string, and the header object passed is empty.
+  const optionalHeader = (p: { in: string; required?: boolean }) => p.in === 'header' && !p.required;
+  if (operation.requestBody || /\{/.test(operation.path) || parameters.some((p) => (p.in !== 'query' && !optionalHeader(p)) || p.content)) return undefined;
   const validators = api.validator.getRequestValidatorsForOperation(operation.operationId!);
   if (!validators?.length) return undefined;
   return { validators, arrays: new Set(parameters.filter((p) => p.schema?.type === 'array').map((p) => p.name)) };

@@ -29,7 +29,12 @@ describe('POST /monitors/{id}/test', () => {
 
     const [received] = await eventually(async () => receiver.of(delivery.id).length > 0 && receiver.of(delivery.id));
     const payload = new Webhook(secret).verify(received!.body, received!.headers) as Record<string, unknown>;
-    expect(payload).toEqual({ id: delivery.id, event: 'monitor.test', monitor_id: monitor.id, timestamp: expect.stringMatching(/^[0-9]+$/), diff: {} });
+    // The subject is not in the lake: no id, the username and URL from the monitor's subject_url.
+    const username = monitor.subject_url.split('/').pop();
+    expect(payload).toEqual({
+      id: delivery.id, event: 'monitor.test', monitor_id: monitor.id, timestamp: expect.stringMatching(/^[0-9]+$/), diff: {},
+      subject: { type: 'person', id: null, username, network_url: `https://www.linkedin.com/in/${username}/` },
+    });
     expect(webhookPayloadProblems(payload)).toEqual([]);
     expect(received!.headers['webhook-id']).toBe(delivery.id);
     expect(received!.headers['webhook-signature'].split(' ')).toHaveLength(1);

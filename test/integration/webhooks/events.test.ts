@@ -59,6 +59,10 @@ describe('change events', () => {
       ...(await h.knex('persons').select('id', 'username')).map((r) => ({ ...r, type: 'person', section: 'in' })),
       ...(await h.knex('companies').select('id', 'username')).map((r) => ({ ...r, type: 'company', section: 'company' })),
     ];
+    const subjectById = new Map<string, { username: string; network_url: string }>([
+      ...(await h.knex.raw(`select id, username, record->>'network_url' as network_url from persons`)).rows,
+      ...(await h.knex.raw(`select id, username, record->>'network_url' as network_url from companies`)).rows,
+    ].map((r: { id: string; username: string; network_url: string }) => [r.id, r]));
     const monitorOf = new Map<string, string>();
     const secretOf = new Map<string, string>();
     for (const s of subjects) {
@@ -106,6 +110,7 @@ describe('change events', () => {
     for (const row of await h.knex('monitor_deliveries').whereIn('id', withdrawnIds)) {
       expect(row).toMatchObject({ state: 'cancelled', subject_id: null });
       expect(JSON.parse(row.body).diff).toBeNull();
+      expect(JSON.parse(row.body).subject).toBeNull();
     }
 
     worker = deliveryWorker(h.knex, { resolver, config: { concurrency: 16 } });
@@ -121,7 +126,12 @@ describe('change events', () => {
         received!.headers,
       ) as Record<string, unknown>;
       const entry = byChange.get(Number(d.change_id))!;
-      expect(payload).toEqual({ id: d.id, event: entry.event, monitor_id: d.monitor_id, timestamp: expect.stringMatching(/^[0-9]+$/), diff: entry.diff });
+      const subject = subjectById.get(entry.subject_id)!;
+      expect(payload).toEqual({
+        id: d.id, event: entry.event, monitor_id: d.monitor_id, timestamp: expect.stringMatching(/^[0-9]+$/), diff: entry.diff,
+        // Who changed, as the lookup names it.
+        subject: { type: entry.kind, id: entry.subject_id, username: subject.username, network_url: subject.network_url },
+      });
       expect(webhookPayloadProblems(payload)).toEqual([]);
       if (d.monitor_id !== narrow.body.monitor.id) expect(d.monitor_id).toBe(monitorOf.get(entry.subject_id));
     }

@@ -53,9 +53,9 @@ describe('the payload', () => {
       new_company_id: '18234567',
       old_title: 'Product Manager, Payouts',
       new_title: 'Senior Product Manager',
-    });
+    }, { type: 'person', id: '3f6c2b1e-9a4d-4e7f-8b2c-1d0e9f8a7b6c', username: 'jane-okafor-4821', network_url: 'https://www.linkedin.com/in/jane-okafor-4821/' });
     expect(sign('whsec_VhuTo9kNdSRIdunwNHqRYhu59N7IC3SG', '0b6f3d2a-8c1e-4f5a-9d7b-3e2c1a0f9e8d', 1795256052, body)).toBe(
-      'v1,a/2pxFWcOkvljz/KjMfY55X4UMzl9wxLzUmSiAC7WY8=',
+      'v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=',
     );
   });
 });

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { forgetSubject, insertDeliveries, subscribedMonitors, type NewDelivery } from '../../../db/repositories/deliveries';
 import { destinationOf, payload } from '../../webhooks/payload';
+import { subjectOf } from '../../webhooks/subject';
 
 /** A change as recorded in the change log (its id), the source of one event per subscribed monitor. */
 export interface RecordedChange {
@@ -41,7 +42,7 @@ export async function enqueueChangeEvents(trx: Knex.Transaction, changes: readon
           change_id: change.changeId,
           subject_id: change.subjectId,
           destination: destinationOf(m.webhook_url),
-          body: payload(id, change.event, m.monitor_id, now, change.diff),
+          body: payload(id, change.event, m.monitor_id, now, change.diff, subjectOf(kind, { id: m.subject_id, username: m.username, network_url: m.network_url })),
           manual: false,
         });
       }

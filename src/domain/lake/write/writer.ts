@@ -8,7 +8,7 @@
  */
 import type { Knex } from 'knex';
 import type { CompanyRecord, LakeKind, PersonRecord } from '../../../model/records';
-import { lockStoredCompanies, touchCompanies, upsertCompanies, type StoredCompanyRow } from '../../../db/repositories/companyRecords';
+import { lockStoredCompanies, sequentialCompanyWrites, touchCompanies, upsertCompanies, type StoredCompanyRow } from '../../../db/repositories/companyRecords';
 import { lockStoredPersons, touchPersons, upsertPersons, type StoredRow } from '../../../db/repositories/personRecords';
 import { lockLeased } from '../../../db/repositories/refreshQueue';
 import { insertSuppressions, suppressedDigests } from '../../../db/repositories/suppressions';
@@ -99,6 +99,7 @@ export async function writeRecords<K extends LakeKind>(
   const digestsOf = (r: AnyRecord) => (kind === 'person' ? personDigests(r as PersonRecord) : companyDigests(r as CompanyRecord));
 
   const write = async (trx: Knex.Transaction): Promise<WriteOutcome> => {
+    if (kind === 'company') await sequentialCompanyWrites(trx);
     const blocked = await suppressedDigests(trx, unique.flatMap(digestsOf));
     const refused = blocked.size ? unique.filter((r) => digestsOf(r).some((d) => blocked.has(d))) : [];
     let allowed = refused.length ? unique.filter((r) => !refused.includes(r)) : unique;

@@ -1,9 +1,10 @@
 import { listCurrentEmployees as list } from '../../../domain/companies/staff';
 import type { HandlerDeps, OperationHandler, ResponseBody } from '../types';
+import { lakeRead } from '../lakeRead';
 
 export const listCurrentEmployees =
   (deps: HandlerDeps): OperationHandler<'listCurrentEmployees'> =>
-  async (req) => {
-    const body: ResponseBody<'listCurrentEmployees', 200> = await list(deps.knex, req.query.company_id, req.query);
+  async (req, ctx) => {
+    const body: ResponseBody<'listCurrentEmployees', 200> = await lakeRead(deps, ctx, (db) => list(db, req.query.company_id, req.query));
     return { body };
   };

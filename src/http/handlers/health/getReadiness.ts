@@ -14,6 +14,8 @@ export const getReadiness =
         'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS),
       });
     }
-    const body: ResponseBody<'getReadiness', 200> = { ok: true, checks: { database: 'up', redis } };
+    const replicas = deps.reads.states();
+    // Shown only with read replicas; they never decide readiness (lake reads fall back to the primary).
+    const body: ResponseBody<'getReadiness', 200> = { ok: true, checks: { database: 'up', redis, ...(replicas.length ? { replicas } : {}) } };
     return { body };
   };

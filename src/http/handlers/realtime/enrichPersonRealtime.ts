@@ -1,8 +1,10 @@
 import { enrichPersonRealtime as enrich } from '../../../domain/live/realtime';
-import { realtimeRequest, realtimeResult } from './realtimeResult';
+import { pinWriteBack, realtimeRequest, realtimeResult } from './realtimeResult';
 import type { HandlerDeps, OperationHandler } from '../types';
 
 export const enrichPersonRealtime =
   (deps: HandlerDeps): OperationHandler<'enrichPersonRealtime'> =>
-  async (req, ctx) =>
-    realtimeResult(await enrich(deps.live, realtimeRequest(req.query, ctx)));
+  async (req, ctx) => {
+    const request = realtimeRequest(req.query, ctx);
+    return realtimeResult(pinWriteBack(deps.reads, request, await enrich(deps.live, request)));
+  };

@@ -1,4 +1,5 @@
 import { REALTIME_UNIT_PRICE_USD } from '../../../domain/account/account';
+import type { LakeReads } from '../../../db/replicas';
 import type { RealtimeAnswer, RealtimeRequest } from '../../../domain/live/realtime';
 import { RawJson } from '../../rawJson';
 import type { AppContext } from '../../state';
@@ -20,4 +21,13 @@ export function realtimeRequest(query: RealtimeRequest['query'], ctx: AppContext
     accountId: ctx.state.principal!.accountId,
     idempotencyKey: ctx.get('idempotency-key') || undefined,
   };
+}
+
+/**
+ * Read-your-writes across read replicas: after a write-back (`live`), the workspace's lake reads go
+ * to the primary for a bounded time (db/replicas.ts), so its next read sees what this call stored.
+ */
+export function pinWriteBack(reads: LakeReads, request: RealtimeRequest, answer: RealtimeAnswer): RealtimeAnswer {
+  if (answer.source === 'live') reads.pin(request.workspaceId);
+  return answer;
 }
