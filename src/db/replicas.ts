@@ -3,7 +3,7 @@
  *
  * `LakeReads.run(workspaceId, read)` runs a read-only function on a standby that is up and no more
  * than DATABASE_READ_MAX_LAG_SECONDS behind, else on the primary. Only lake reads come here
- * (lookups, checks, search, lists, bulk); writes, metering, locks, the LISTEN channel, queues,
+ * (lookups, checks, search, lists, bulk, history); writes, metering, locks, the LISTEN channel, queues,
  * sessions, idempotency and migrations use the primary's pools directly, so nothing on a standby
  * ever writes, locks or listens.
  *

@@ -116,7 +116,7 @@ describeCluster('a standby in use, replay paused (the standby then lacks the lat
     await svc?.stop();
   });
 
-  it('every kind of lake read answers from the standby (none writes, locks or listens there)', async () => {
+  it('every kind of lake read answers from the standby (none writes there: its transactions are read-only)', async () => {
     const post = (path: string, body: unknown) =>
       timed(`${svc.url}/api/v1${path}`, { method: 'POST', headers: { Authorization: `Bearer ${keyA}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const get = (path: string) => timed(`${svc.url}/api/v1${path}`, bearer(keyA));
@@ -126,6 +126,7 @@ describeCluster('a standby in use, replay paused (the standby then lacks the lat
         await get(`/person/check?username=${stored}`),
         await get(`/person/similar?username=${stored}`),
         await get(`/person/colleagues?username=${stored}`),
+        await get(`/person/history?username=${stored}`),
         await post('/people/search', {}),
         await post('/people/search', { query: 'engineer' }),
         await post('/people/bulk', { ids: [id] }),
