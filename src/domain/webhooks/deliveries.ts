@@ -17,6 +17,7 @@ import type { ServerKeys } from './secrets';
 import { destinationOf, payload, TEST_EVENT } from './payload';
 import { webhookHeaders } from './signing';
 import { monitorSubject } from './subject';
+import { dataSubjectBlocked } from '../lake/suppression';
 
 export type MonitorDelivery = components['schemas']['MonitorDelivery'];
 
@@ -51,6 +52,8 @@ export async function listDeliveries(db: Knex, workspaceId: string, monitorId: s
 /** POST /monitors/{id}/test: a `monitor.test` delivery through the real path, due now. */
 export async function enqueueTest(db: Knex, workspaceId: string, monitorId: string): Promise<MonitorDelivery> {
   const monitor = await ownMonitor(db, workspaceId, monitorId);
+  // A test payload names its subject; a withdrawn one is named nowhere again.
+  if (monitor.subject_slug === null) throw dataSubjectBlocked();
   const id = randomUUID();
   await repo.insertDeliveries(db, [
     {
@@ -114,14 +117,17 @@ export interface SentAttempt {
   attempt: repo.StoredAttempt;
 }
 
-/** One POST of a claimed delivery, signed with every secret that signs now. Never throws. */
-export async function sendAttempt(client: WebhookClient, keys: ServerKeys, d: ClaimedDelivery): Promise<SentAttempt> {
+/**
+ * One POST of a claimed delivery, signed with every secret that signs now. Never throws.
+ * `timeoutMs`: this attempt's deadline, when shorter than the client's (what is left of the lease).
+ */
+export async function sendAttempt(client: WebhookClient, keys: ServerKeys, d: ClaimedDelivery, timeoutMs?: number): Promise<SentAttempt> {
   const attemptedAt = new Date();
   let result: AttemptResult;
   try {
     const secrets = d.secrets.map((c) => keys.decrypt(c));
     const headers = webhookHeaders(secrets, d.id, Math.floor(attemptedAt.getTime() / 1000), d.body);
-    result = await client.post(d.webhook_url, d.body, { ...headers });
+    result = await client.post(d.webhook_url, d.body, { ...headers }, timeoutMs);
   } catch (err) {
     // Nothing is sent unsigned: a secret the server key cannot decrypt (a server key rotated away
     // without WEBHOOK_SECRET_KEYS_PREVIOUS) fails the attempt, which follows the schedule.
