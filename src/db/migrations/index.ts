@@ -20,6 +20,7 @@ import * as listSpeedStats from './20261202000310_list_speed_stats';
 import * as importRuleSpeed from './20261202000400_import_rule_speed';
 import * as importPositionFacts from './20261203000100_import_position_facts';
 import * as countIndexOnly from './20261203000200_count_index_only';
+import * as eventFeed from './20261204002300_event_feed';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '20261202000400_import_rule_speed': importRuleSpeed,
   '20261203000100_import_position_facts': importPositionFacts,
   '20261203000200_count_index_only': countIndexOnly,
+  '20261204002300_event_feed': eventFeed,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
