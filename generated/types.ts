@@ -901,7 +901,8 @@ export interface paths {
         };
         /**
          * List the workspace's events
-         * @description The event feed: every change event the workspace's monitors subscribed to, with exactly the body
+         * @description The event feed: every change event the workspace's monitors subscribed to, and every
+         *     `monitor.test` event (`POST /monitors/{id}/test`), with exactly the body
          *     of its webhook delivery (the same `id`, `event`, `monitor_id`, `timestamp`, `diff` and `subject`),
          *     whatever became of the delivery. Use it to catch up after your receiver was down past the retry
          *     schedule, to receive events without exposing a receiver at all (poll it, or run
@@ -3094,8 +3095,28 @@ export interface components {
             };
             subject: components["schemas"]["EventSubject"];
         };
+        /** @description Payload of a `monitor.test` delivery, sent only on request (`POST /monitors/{id}/test`) through the same path, signature and retries as the change events. Nothing changed: `diff` is empty. */
+        MonitorTestEvent: {
+            /**
+             * Format: uuid
+             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
+             */
+            id: string;
+            /** @constant */
+            event: "monitor.test";
+            /**
+             * Format: uuid
+             * @description ID of the monitor that was tested.
+             */
+            monitor_id: string;
+            /** @description Unix time in seconds at which the delivery was created, as a string of digits. */
+            timestamp: string;
+            /** @description Always empty for a test event. */
+            diff: Record<string, never>;
+            subject: components["schemas"]["EventSubject"];
+        };
         /** @description One event of the feed: exactly the body its webhook delivery carries (and is signed over), the `id` being the delivery's `webhook-id`. */
-        FeedEvent: components["schemas"]["PersonJobChangedEvent"] | components["schemas"]["PersonTitleChangedEvent"] | components["schemas"]["PersonLocationChangedEvent"] | components["schemas"]["CompanyHeadcountChangedEvent"] | components["schemas"]["CompanyNameChangedEvent"] | components["schemas"]["CompanyHqChangedEvent"] | components["schemas"]["CompanyIndustryChangedEvent"];
+        FeedEvent: components["schemas"]["PersonJobChangedEvent"] | components["schemas"]["PersonTitleChangedEvent"] | components["schemas"]["PersonLocationChangedEvent"] | components["schemas"]["CompanyHeadcountChangedEvent"] | components["schemas"]["CompanyNameChangedEvent"] | components["schemas"]["CompanyHqChangedEvent"] | components["schemas"]["CompanyIndustryChangedEvent"] | components["schemas"]["MonitorTestEvent"];
         /** @description One page of the workspace's events, oldest first, in the order the feed made them visible. */
         EventListResponse: {
             results: components["schemas"]["FeedEvent"][];
@@ -3411,26 +3432,6 @@ export interface components {
             delivery: components["schemas"]["MonitorDelivery"];
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
-        };
-        /** @description Payload of a `monitor.test` delivery, sent only on request (`POST /monitors/{id}/test`) through the same path, signature and retries as the change events. Nothing changed: `diff` is empty. */
-        MonitorTestEvent: {
-            /**
-             * Format: uuid
-             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
-             */
-            id: string;
-            /** @constant */
-            event: "monitor.test";
-            /**
-             * Format: uuid
-             * @description ID of the monitor that was tested.
-             */
-            monitor_id: string;
-            /** @description Unix time in seconds at which the delivery was created, as a string of digits. */
-            timestamp: string;
-            /** @description Always empty for a test event. */
-            diff: Record<string, never>;
-            subject: components["schemas"]["EventSubject"];
         };
     };
     responses: {

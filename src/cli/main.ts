@@ -16,6 +16,7 @@ import { load } from './lazy';
 import { registerLiveCommands } from './liveCommands';
 import { registerMonitorCommands } from './monitorCommands';
 import { registerDashboardCommands } from './dashboardCommands';
+import { registerListenCommand } from './listen';
 
 /** Thrown (instead of exiting) once commander has printed its own help or error message. */
 class CommanderExit extends Error {
@@ -213,6 +214,7 @@ export function buildCli(io: CliIo): Command {
   registerLiveCommands(program, io);
   registerMonitorCommands(program, io);
   registerDashboardCommands(program, io);
+  registerListenCommand(program, io);
   return program;
 }
 

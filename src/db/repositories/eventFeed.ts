@@ -27,9 +27,9 @@ function feedRows(db: Knex, f: FeedFilter): Knex.QueryBuilder {
   const q = db('monitor_deliveries as d')
     .join('monitors as m', 'm.id', 'd.monitor_id')
     .where('m.workspace_id', f.workspaceId)
-    // Change events only (not monitor.test), and not those of a withdrawn subject.
-    .whereNotNull('d.change_id')
-    .whereNotNull('d.subject_id')
+    // Change events and monitor.test (no change); not those of a withdrawn subject (subject_id
+    // cleared by the withdrawal, deliveries.forgetSubject).
+    .where((w) => w.whereNull('d.change_id').orWhereNotNull('d.subject_id'))
     .whereRaw('d.feed_xid < pg_snapshot_xmin(pg_current_snapshot())')
     .whereRaw(`d.created_at > now() - make_interval(days => ?)`, [f.retentionDays]);
   if (f.monitorId) q.where('d.monitor_id', f.monitorId);
@@ -52,7 +52,6 @@ export async function feedPositionOf(db: Knex, workspaceId: string, eventId: str
   const row = await db('monitor_deliveries as d')
     .join('monitors as m', 'm.id', 'd.monitor_id')
     .where({ 'm.workspace_id': workspaceId, 'd.id': eventId })
-    .whereNotNull('d.change_id')
     .first(db.raw('d.feed_xid::text as x'), db.raw('d.feed_seq::text as s'));
   return row ? [row.x as string, row.s as string] : undefined;
 }
