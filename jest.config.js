@@ -9,6 +9,7 @@
  *                validator checks the same response (test/helpers/prismProxy.ts, harness.ts).
  * - system       what is not one HTTP exchange judged by the contract: the `enrich` CLI, the
  *                fuzzer, the docs page, the typed client; a real PostgreSQL, no proxy.
+ * - citus        the lake distributed on a Citus cluster started by the tests (skipped without Citus).
  * - faults       the service against a PostgreSQL and a Redis that the tests themselves start,
  *                stop, kill and pause (test/faults/support.ts); no shared database.
  *
@@ -53,6 +54,10 @@ module.exports = {
     // The service (`enrich serve`) against a PostgreSQL and a Redis of its own that the tests stop,
     // kill and pause: no shared database, no proxy (npm run test:faults runs this project alone).
     { ...base, displayName: 'faults', roots: ['<rootDir>/test/faults'] },
+    // The lake on a Citus cluster the tests start themselves (a coordinator and two workers of the
+    // machine's PostgreSQL 15 with the citus extension); skipped, saying why, where Citus is not
+    // installed (test/citus/cluster.ts). npm run test:citus runs this project alone.
+    { ...base, displayName: 'citus', roots: ['<rootDir>/test/citus'] },
     // A primary and a streaming standby of its own (initdb, pg_basebackup -R) and `enrich serve`
     // reading from it (test/replica/cluster.ts); skips, saying why, without the PostgreSQL binaries.
     { ...base, displayName: 'replica', roots: ['<rootDir>/test/replica'] },

@@ -23,7 +23,7 @@ import readline from 'node:readline';
 import { loadConfig } from '../src/config';
 import { createKnex, migrateLatest } from '../src/db/knex';
 import type { PersonRecord } from '../src/model/records';
-import { writeRecords } from '../src/domain/lake/writer';
+import { writeRecords } from '../src/domain/lake/write/writer';
 import { createMonitor } from '../src/domain/monitors/monitors';
 import { ServerKeys } from '../src/domain/webhooks/secrets';
 import { createWorkspace } from '../src/domain/workspaces/admin';

@@ -7,6 +7,7 @@
 export const load = {
   config: () => require('../config') as typeof import('../config'),
   database: () => require('../db/knex') as typeof import('../db/knex'),
+  citusLayout: () => require('../db/citusLayout') as typeof import('../db/citusLayout'),
   server: () => require('../main') as typeof import('../main'),
   admin: () => require('../domain/workspaces/admin') as typeof import('../domain/workspaces/admin'),
   world: () => require('../world') as typeof import('../world'),

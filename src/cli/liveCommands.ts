@@ -12,7 +12,7 @@ const lazy = {
   config: load.config,
   knex: load.database,
   world: load.world,
-  changes: () => require('../domain/refresh/changes') as typeof import('../domain/refresh/changes'),
+  changes: () => require('../domain/lake/write/changes') as typeof import('../domain/lake/write/changes'),
   metrics: () => require('../http/metrics') as typeof import('../http/metrics'),
   worker: () => require('../jobs/refreshWorker') as typeof import('../jobs/refreshWorker'),
   deliveryWorker: () => require('../jobs/deliveryWorker') as typeof import('../jobs/deliveryWorker'),

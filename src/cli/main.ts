@@ -50,6 +50,28 @@ export function buildCli(io: CliIo): Command {
     });
 
   program
+    .command('distribute')
+    .description(
+      'Apply the distributed layout on Citus (docs/scale-out.md): lake tables distributed or replicated across the worker nodes; only where the citus extension is installed; run after migrate, again does nothing',
+    )
+    .option('--shard-count <n>', 'shards of each distributed table created by this run', positiveInt, 32)
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { shardCount: number; json?: boolean }) => {
+      const { applyDistributedLayout, CitusMissing } = load.citusLayout();
+      const report = await withDatabase(io, (knex) => applyDistributedLayout(knex, { shardCount: opts.shardCount })).catch((err: unknown) => {
+        if (!(err instanceof CitusMissing)) throw err;
+        io.stderr.write(`enrich distribute: ${err.message}\n`);
+        throw new CliExit(1);
+      });
+      print(
+        io,
+        Boolean(opts.json),
+        report,
+        report.steps.length ? `Applied (${report.shardCount} shards):\n  ${report.steps.join('\n  ')}` : 'The distributed layout is already in place',
+      );
+    });
+
+  program
     .command('serve')
     .description('Start the HTTP server (PORT, default 3000; DATABASE_URL, default the embedded PostgreSQL)')
     .option('--demo', 'on first start, create a demo workspace and print its key')

@@ -3,7 +3,7 @@
  *
  * `LakeReads.run(workspaceId, read)` runs a read-only function on a standby that is up and no more
  * than DATABASE_READ_MAX_LAG_SECONDS behind, else on the primary. Only lake reads come here
- * (lookups, checks, search, lists, bulk); writes, metering, locks, the LISTEN channel, queues,
+ * (lookups, checks, search, lists, bulk, history); writes, metering, locks, the LISTEN channel, queues,
  * sessions, idempotency and migrations use the primary's pools directly, so nothing on a standby
  * ever writes, locks or listens.
  *
@@ -83,10 +83,18 @@ interface Replica {
   probing: boolean;
 }
 
-/** The connection string with application_name `enrich-read` (unless it names its own): standbys' pg_stat_activity shows who reads. */
+/**
+ * The read pool's connection string: application_name `enrich-read` (unless it names its own), so a
+ * standby's pg_stat_activity shows who reads, and every transaction read-only
+ * (default_transaction_read_only), so nothing on this pool can write even when the URL names a
+ * writable server by mistake (LISTEN and advisory locks are simply never sent on it: only
+ * LakeReads.run and the lag probe use it).
+ */
 export function readConnectionString(url: string): string {
   const u = new URL(url);
   if (!u.searchParams.has('application_name')) u.searchParams.set('application_name', 'enrich-read');
+  const options = u.searchParams.get('options');
+  u.searchParams.set('options', `${options ? `${options} ` : ''}-c default_transaction_read_only=on`);
   return u.toString();
 }
 

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import type { Knex } from 'knex';
 import { createWorld, type World, type WorldOptions } from '.';
 import type { LakeKind } from '../model/records';
-import { writeRecords } from '../domain/lake/writer';
+import { writeRecords } from '../domain/lake/write/writer';
 
 export interface SeedProgress {
   kind: LakeKind;

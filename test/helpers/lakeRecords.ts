@@ -6,7 +6,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { CompanyRecord, PersonRecord } from '../../src/model/records';
-import { writeRecords } from '../../src/domain/lake/writer';
+import { writeRecords } from '../../src/domain/lake/write/writer';
 import { loadDefinition } from '../../src/http/contract';
 
 type Examples = Record<string, { value: { data: unknown } }>;

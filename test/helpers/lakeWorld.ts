@@ -12,7 +12,7 @@ import pg from 'pg';
 import { createKnex, dropDatabase, ensureDatabase, migrateLatest } from '../../src/db/knex';
 import { databaseUrl } from '../../src/db/embedded';
 import type { CompanyRecord, PersonRecord } from '../../src/model/records';
-import { writeRecords } from '../../src/domain/lake/writer';
+import { writeRecords } from '../../src/domain/lake/write/writer';
 import { createWorld, defaultAsOf } from '../../src/world';
 import { createHarness, type Harness } from './harness';
 

@@ -10,7 +10,7 @@ import type { CompanyRecord, PersonRecord } from '../../src/model/records';
 import { HttpLiveSource } from '../../src/domain/live/httpSource';
 import { ResilientSource, type ResilienceOptions } from '../../src/domain/live/resilience';
 import type { CompanyRef, LiveSource } from '../../src/domain/live/source';
-import { writeRecords } from '../../src/domain/lake/writer';
+import { writeRecords } from '../../src/domain/lake/write/writer';
 import { recordValidator } from '../../src/http/recordSchemas';
 import type { World } from '../../src/world';
 

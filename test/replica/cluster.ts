@@ -69,6 +69,42 @@ export class Node {
     await run('pg_ctl', ['-D', this.dir, '-m', mode, '-w', '-t', '60', 'stop']);
   }
 
+  /** Every process of this server (postmaster and children) stopped by the kernel: a stalled standby, connections open, nothing answers. */
+  pause(): void {
+    this.signal('SIGSTOP');
+  }
+
+  resume(): void {
+    this.signal('SIGCONT');
+  }
+
+  private signal(signal: NodeJS.Signals): void {
+    let postmaster: number;
+    try {
+      postmaster = Number(fs.readFileSync(path.join(this.dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    } catch {
+      return;
+    }
+    const pids = [postmaster];
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^[0-9]+$/.test(entry)) continue;
+      try {
+        // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may contain spaces, so split after ')'.
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+        if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) pids.push(Number(entry));
+      } catch {
+        // ended meanwhile
+      }
+    }
+    for (const pid of pids) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // gone
+      }
+    }
+  }
+
   /** One statement on database `database`, on a connection of its own, bounded. */
   async query<R = Record<string, unknown>>(sql: string, values: unknown[] = [], database = 'enrich'): Promise<R[]> {
     const client = new pg.Client({ connectionString: this.url(database), connectionTimeoutMillis: 5000, statement_timeout: 10_000 });
@@ -111,6 +147,7 @@ export async function startCluster(): Promise<Cluster> {
   };
   process.once('exit', onExit);
   const destroy = async () => {
+    standby.resume();
     for (const node of [standby, primary]) await node.stop('immediate').catch(() => undefined);
     stopped = true;
     process.removeListener('exit', onExit);

@@ -1,5 +1,6 @@
 /** The companies table; lake columns derived from the stored record in SQL, one statement per batch. */
 import type { Knex } from 'knex';
+import { dropIdentifiers, hasIdentifierTable, replaceIdentifiers } from './lakeIdentifiers';
 import { lockKeysInOrder } from './locks';
 import { stagedInput } from './staging';
 import { preparedQuery } from '../knex';
@@ -54,6 +55,7 @@ export async function findCompanyFreshness(
 
 
 export async function deleteCompany(db: Knex, id: string): Promise<boolean> {
+  await dropIdentifiers(db, 'company', [id]);
   return (await db('companies').where({ id }).delete()) > 0;
 }
 
@@ -71,8 +73,8 @@ export async function upsertCompanies(
   if (!records.length) return;
   const ids = records.map((r) => r.id.toLowerCase());
   const companyIds = records.map((r) => r.company_id);
-  await trx.raw(
-    `delete from companies where (username = any(?::text[]) or company_id = any(?::bigint[])) and id <> all(?::uuid[])`,
+  const { rows: gone } = await trx.raw<{ rows: { id: string }[] }>(
+    `delete from companies where (username = any(?::text[]) or company_id = any(?::bigint[])) and id <> all(?::uuid[]) returning id`,
     [usernames as string[], companyIds, ids],
   );
   const input = await stagedInput(trx, texts, usernames);
@@ -95,6 +97,7 @@ export async function upsertCompanies(
        industries_lower = excluded.industries_lower, search_words = excluded.search_words, record = excluded.record`,
     input.bindings,
   );
+  await replaceIdentifiers(trx, 'company', ids, gone.map((r) => r.id));
   await trx.raw(
     `insert into company_refresh (company_id, checked_at) select id, fetched_at from companies where id = any(?::uuid[])
      on conflict (company_id) do update set checked_at = excluded.checked_at, lease_token = null, lease_until = null`,
@@ -140,6 +143,17 @@ export async function lockStoredCompanies(
   if (!others.length) return rows;
   await lockKeysInOrder(trx, others.map((r) => companyIdLock(r.id)));
   return read();
+}
+
+/**
+ * Distributed layout: the company writes of this transaction run one shard at a time. companies is
+ * a reference table there, and the identifier table a distributed one: a multi-shard write done in
+ * parallel (one connection per shard) followed by a write to the reference table fails ("cannot
+ * execute DML on table companies because there was a parallel DML access"). Must come first in
+ * the transaction; nothing on a single PostgreSQL.
+ */
+export async function sequentialCompanyWrites(trx: Knex.Transaction): Promise<void> {
+  if (await hasIdentifierTable(trx)) await trx.raw("set local citus.multi_shard_modify_mode to 'sequential'");
 }
 
 /** The advisory lock of one company id (lockStoredCompanies). */

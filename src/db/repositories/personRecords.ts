@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { preparedQuery } from '../knex';
+import { dropIdentifiers, idsByIdentifier, replaceIdentifiers } from './lakeIdentifiers';
 import { lockKeysInOrder } from './locks';
 import { stagedInput } from './staging';
 import type { PersonRecord } from '../../model/records';
@@ -11,13 +12,31 @@ import type { PersonRecord } from '../../model/records';
 /** The columns a person is looked up by; each has a unique index. Values as identifiers.ts normalizes them. */
 export type PersonKeyColumn = 'id' | 'username' | 'network_id' | 'network_urn';
 
-export async function findPersonRecord(db: Knex, column: PersonKeyColumn, value: string): Promise<PersonRecord | undefined> {
+/**
+ * Where a lookup by `column` reads: the column itself on a single PostgreSQL; on the distributed
+ * layout, the record's id found in the identifier table (lakeIdentifiers.ts), so both reads route
+ * to one shard. Null: no record has that identifier.
+ */
+async function routed(db: Knex, column: PersonKeyColumn, value: string): Promise<{ column: PersonKeyColumn; value: string } | null> {
+  if (column === 'id') return { column, value };
+  const ids = await idsByIdentifier(db, 'person', column, [value]);
+  if (ids === undefined) return { column, value };
+  return ids.length ? { column: 'id', value: ids[0]! } : null;
+}
+
+export async function findPersonRecord(db: Knex, by: PersonKeyColumn, key: string): Promise<PersonRecord | undefined> {
+  const at = await routed(db, by, key);
+  if (!at) return undefined;
+  const { column, value } = at;
   const row = await db('persons').where(column, value).first('record');
   return row?.record;
 }
 
 /** The stored record as JSON text, for responses that pass it through unparsed. */
-export function findPersonJson(db: Knex, column: PersonKeyColumn, value: string): Promise<string | undefined> {
+export async function findPersonJson(db: Knex, by: PersonKeyColumn, key: string): Promise<string | undefined> {
+  const at = await routed(db, by, key);
+  if (!at) return undefined;
+  const { column, value } = at;
   return preparedQuery<{ record: string }>(db, JSON_BY[column].name, JSON_BY[column].text, [value]).then((rows) => rows[0]?.record);
 }
 
@@ -38,7 +57,10 @@ export interface LakeCopy {
 }
 
 /** The stored copy with its freshness (realtime: cache or live). One indexed query, prepared. */
-export async function findPersonCopy(db: Knex, column: PersonKeyColumn, value: string): Promise<LakeCopy | undefined> {
+export async function findPersonCopy(db: Knex, by: PersonKeyColumn, key: string): Promise<LakeCopy | undefined> {
+  const at = await routed(db, by, key);
+  if (!at) return undefined;
+  const { column, value } = at;
   const rows = await preparedQuery<LakeCopy>(
     db,
     `person_copy_by_${column}`,
@@ -66,6 +88,17 @@ export async function findPersonsJson(
   keys: { usernames: readonly string[]; ids: readonly string[] },
 ): Promise<PersonJsonRow[]> {
   if (!keys.usernames.length && !keys.ids.length) return [];
+  // Distributed layout: the usernames' ids from the identifier table, then every row by id, so
+  // only the shards holding them are read.
+  const byUsername = await idsByIdentifier(db, 'person', 'username', keys.usernames);
+  if (byUsername !== undefined) {
+    // `id = any(...)` alone: an OR with another column would keep Citus from pruning the shards.
+    const { rows } = await db.raw<{ rows: PersonJsonRow[] }>(
+      'select id, username, record::text as record from persons where id = any(?::uuid[])',
+      [[...keys.ids, ...byUsername]],
+    );
+    return rows;
+  }
   const { rows } = await db.raw<{ rows: PersonJsonRow[] }>(
     'select id, username, record::text as record from persons where username = any(?::text[]) or id = any(?::uuid[])',
     [keys.usernames as string[], keys.ids as string[]],
@@ -75,9 +108,12 @@ export async function findPersonsJson(
 
 export async function findPersonFreshness(
   db: Knex,
-  column: PersonKeyColumn,
-  value: string,
+  by: PersonKeyColumn,
+  key: string,
 ): Promise<{ id: string; fetched_at: Date } | undefined> {
+  const at = await routed(db, by, key);
+  if (!at) return undefined;
+  const { column, value } = at;
   return db('persons').where(column, value).first('id', 'fetched_at');
 }
 
@@ -87,6 +123,7 @@ export async function countPersons(db: Knex): Promise<number> {
 }
 
 export async function deletePerson(db: Knex, id: string): Promise<boolean> {
+  await dropIdentifiers(db, 'person', [id]);
   return (await db('persons').where({ id }).delete()) > 0;
 }
 
@@ -106,7 +143,10 @@ export async function upsertPersons(
   if (!records.length) return;
   const ids = records.map((r) => r.id.toLowerCase());
   const input = await stagedInput(trx, texts, usernames);
-  await trx.raw('delete from persons where username = any(?::text[]) and id <> all(?::uuid[])', [usernames as string[], ids]);
+  const { rows: gone } = await trx.raw<{ rows: { id: string }[] }>(
+    'delete from persons where username = any(?::text[]) and id <> all(?::uuid[]) returning id',
+    [usernames as string[], ids],
+  );
   await trx.raw('delete from person_positions where person_id = any(?::uuid[])', [ids]);
   await trx.raw('delete from person_educations where person_id = any(?::uuid[])', [ids]);
   // One statement, so the batch's JSON is parsed once (parsing is most of the cost) and shared by
@@ -158,6 +198,8 @@ export async function upsertPersons(
        (select count(*) from educations) as educations`,
     input.bindings,
   );
+  // The distributed layout's identifier table follows the record in the same transaction.
+  await replaceIdentifiers(trx, 'person', ids, gone.map((r) => r.id));
   // The refresh queue row follows the record: due again by its (new) fetched_at, any lease void.
   await trx.raw(
     `insert into person_refresh (person_id, checked_at) select id, fetched_at from persons where id = any(?::uuid[])

@@ -12,6 +12,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
+import { hasIdentifierTable } from './lakeIdentifiers';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 
@@ -71,7 +72,9 @@ export async function stagedInput(
   texts: readonly string[],
   usernames: readonly string[],
 ): Promise<{ sql: string; bindings: Knex.RawBinding[] }> {
-  if (texts.length >= STAGING_MIN_RECORDS && stageable(usernames)) {
+  // Not on the distributed layout: a transaction that touched a temporary table cannot be
+  // prepared, and Citus commits a multi-node write with two-phase commit (PREPARE TRANSACTION).
+  if (texts.length >= STAGING_MIN_RECORDS && stageable(usernames) && !(await hasIdentifierTable(trx))) {
     await stageRecords(trx, texts, usernames);
     return { sql: 'select doc::jsonb as r, doc::json as doc, username from lake_staging', bindings: [] };
   }

@@ -25,7 +25,7 @@ import { nulPath } from '../text';
 import type { LakeKind } from '../../model/records';
 import { setAsideSecondaryIndexes } from '../../db/repositories/lakeIndexes';
 import { storedIdentities } from '../../db/repositories/lakeIdentities';
-import { writeRecords, type WriteOutcome } from './writer';
+import { writeRecords, type WriteOutcome } from './write/writer';
 import { defaultImportLanes, lookupKeys, recordIdentifiers, splitIntoLanes } from './lanes';
 
 export interface ImportProgress {

@@ -20,7 +20,7 @@ import os from 'node:os';
 import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records';
 import { storedCompanyId } from '../../model/identifiers';
 import { companyIdentifiers, personIdentifiers } from './suppression';
-import { storedUsername } from './writer';
+import { storedUsername } from './write/writer';
 
 /** Lanes by default: one per core, at least 1, at most 4 (each holds a connection and a server process). */
 export function defaultImportLanes(): number {

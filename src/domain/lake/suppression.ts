@@ -10,7 +10,7 @@ import { deleteCompany, findCompanyRecord } from '../../db/repositories/companyR
 import { deletePerson, findPersonRecord } from '../../db/repositories/personRecords';
 import { insertSuppressions, isSuppressed } from '../../db/repositories/suppressions';
 import { AppError } from '../errors';
-import { forgetChangesOf } from '../refresh/changes';
+import { forgetChangesOf } from './write/changes';
 import { canonicalCompanyId, type CompanyKey, type PersonKey } from '../../model/identifiers';
 import { normalizeIdentifier, slugKey } from './identifiers';
 

@@ -20,7 +20,7 @@ import { AppError, notFound } from '../errors';
 import type { CompanyKey, PersonKey } from '../../model/identifiers';
 import { companyKeyFromQuery, personKeyFromQuery } from '../lake/identifiers';
 import { assertNotWithdrawn, dataSubjectBlocked } from '../lake/suppression';
-import { writeRecords } from '../lake/writer';
+import { writeRecords } from '../lake/write/writer';
 import type { Coalescer } from './coalesce';
 import { claim, complete, release, requestHash, type IdempotencyScope } from './idempotency';
 import type { CompanyRef, LiveResult, LiveSource } from './source';

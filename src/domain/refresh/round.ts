@@ -14,9 +14,9 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { CompanyRecord, PersonRecord } from '../../model/records';
 import { claimDue, markChecked, releaseLeases, type QueueKind } from '../../db/repositories/refreshQueue';
-import { writeRecords } from '../lake/writer';
+import { writeRecords } from '../lake/write/writer';
 import type { LiveSource } from '../live/source';
-import type { ChangeEntry } from './diff';
+import type { ChangeEntry } from '../lake/write/diff';
 
 export interface RefreshObserver {
   records(kind: QueueKind, outcome: string, count: number): void;

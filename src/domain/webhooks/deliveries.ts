@@ -1,7 +1,8 @@
 /**
- * Webhook deliveries: enqueueing (in the transaction that records a change, and on request for
- * `monitor.test`), one attempt and what its answer means, the delivery log, redelivery, and the
- * withdrawal rule. The worker loop that drives attempts is src/jobs/deliveryWorker.ts.
+ * Webhook deliveries: enqueueing `monitor.test` on request, one attempt and what its answer means,
+ * the delivery log and redelivery. The events of changes are enqueued, and withdrawn, by the
+ * lake's write side (domain/lake/write/outbox.ts); the worker loop that drives attempts is
+ * src/jobs/deliveryWorker.ts.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -13,67 +14,11 @@ import { listed, pageOf, type ListBody, type PageRequest } from '../paging';
 import type { AttemptResult, WebhookClient } from './client';
 import { attemptsFor, retryAfterSeconds, retryDelaySeconds } from './schedule';
 import type { ServerKeys } from './secrets';
+import { destinationOf, payload, TEST_EVENT } from './payload';
 import { webhookHeaders } from './signing';
-import { monitorSubject, subjectOf, type EventSubject } from './subject';
+import { monitorSubject } from './subject';
 
 export type MonitorDelivery = components['schemas']['MonitorDelivery'];
-
-/** A change as recorded in the change log (its id), the source of one event per subscribed monitor. */
-export interface RecordedChange {
-  changeId: number;
-  kind: 'person' | 'company';
-  subjectId: string;
-  event: string;
-  diff: object;
-}
-
-export const TEST_EVENT = 'monitor.test';
-
-/** The contract's payload, serialized once: every attempt sends these exact bytes. */
-export function payload(id: string, event: string, monitorId: string, createdAt: Date, diff: object, subject: EventSubject): string {
-  return JSON.stringify({ id, event, monitor_id: monitorId, timestamp: String(Math.floor(createdAt.getTime() / 1000)), diff, subject });
-}
-
-/** host:port of a webhook URL: the unit of the per-destination concurrency cap. */
-export const destinationOf = (webhookUrl: string) => new URL(webhookUrl).host.toLowerCase();
-
-/**
- * Called by recordChanges inside the lake write's transaction: one delivery per change per active
- * monitor subscribed to its event, so a change and its events commit or roll back together.
- */
-export async function enqueueChangeEvents(trx: Knex.Transaction, changes: readonly RecordedChange[]): Promise<number> {
-  const rows: repo.NewDelivery[] = [];
-  const now = new Date();
-  for (const kind of ['person', 'company'] as const) {
-    const ofKind = changes.filter((c) => c.kind === kind);
-    if (!ofKind.length) continue;
-    const monitors = await repo.subscribedMonitors(trx, kind, [...new Set(ofKind.map((c) => c.subjectId))]);
-    if (!monitors.length) continue;
-    for (const change of ofKind) {
-      for (const m of monitors) {
-        if (m.subject_id !== change.subjectId || !m.events.includes(change.event)) continue;
-        const id = randomUUID();
-        rows.push({
-          id,
-          monitor_id: m.monitor_id,
-          event: change.event,
-          change_id: change.changeId,
-          subject_id: change.subjectId,
-          destination: destinationOf(m.webhook_url),
-          body: payload(id, change.event, m.monitor_id, now, change.diff, subjectOf(kind, { id: m.subject_id, username: m.username, network_url: m.network_url })),
-          manual: false,
-        });
-      }
-    }
-  }
-  await repo.insertDeliveries(trx, rows);
-  return rows.length;
-}
-
-/** Withdrawal (lake/suppression.ts, in its transaction): nothing about the subject is sent after it. */
-export async function forgetDeliveriesOf(trx: Knex.Transaction, subjectId: string): Promise<void> {
-  await repo.forgetSubject(trx, subjectId);
-}
 
 function toDelivery(row: repo.DeliveryRow): MonitorDelivery {
   return {

@@ -3,7 +3,7 @@ import type { AppContext } from '../state';
 import type { HandlerDeps } from './types';
 
 /**
- * A lake read (lookup, check, search, list, bulk): on a read replica in use, else the primary
+ * A lake read (lookup, check, search, list, bulk, history): on a read replica in use, else the primary
  * (db/replicas.ts). The caller's workspace decides whether its reads are pinned to the primary after
  * a realtime write-back. Only reads that write nothing, lock nothing and listen to nothing come here.
  */

@@ -7,7 +7,7 @@
  */
 import { importFile, type ImportReport } from '../../../src/domain/lake/importer';
 import { suppress } from '../../../src/domain/lake/suppression';
-import { writeRecords } from '../../../src/domain/lake/writer';
+import { writeRecords } from '../../../src/domain/lake/write/writer';
 import { lookupKeys, recordIdentifiers, splitIntoLanes } from '../../../src/domain/lake/lanes';
 import { storedIdentities } from '../../../src/db/repositories/lakeIdentities';
 import { recordValidator } from '../../../src/http/recordSchemas';

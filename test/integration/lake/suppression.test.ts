@@ -4,7 +4,7 @@
  */
 import { keyFromOperatorInput } from '../../../src/domain/lake/identifiers';
 import { identifierDigest, suppress } from '../../../src/domain/lake/suppression';
-import { writeRecords } from '../../../src/domain/lake/writer';
+import { writeRecords } from '../../../src/domain/lake/write/writer';
 import { useHarness } from '../../helpers/harness';
 import { companyRecord, personRecord, storeCompanies, storePersons } from '../../helpers/lakeRecords';
 import type { CompanyRecord, PersonRecord } from '../../../src/model/records';

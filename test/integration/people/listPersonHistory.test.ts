@@ -11,7 +11,7 @@ import { loadConfig } from '../../../src/config';
 import type { PersonRecord } from '../../../src/model/records';
 import { fieldChanges } from '../../../src/domain/history/history';
 import { suppress } from '../../../src/domain/lake/suppression';
-import { writeRecords } from '../../../src/domain/lake/writer';
+import { writeRecords } from '../../../src/domain/lake/write/writer';
 import { RefreshWorker } from '../../../src/jobs/refreshWorker';
 import { createWorld, defaultAsOf } from '../../../src/world';
 import { startSimulatorServer, type SimulatorServer } from '../../../src/world/simulator/server';

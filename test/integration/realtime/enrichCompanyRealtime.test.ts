@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { freePort } from '../../../src/db/embedded';
 import type { CompanyRecord } from '../../../src/model/records';
 import { suppress } from '../../../src/domain/lake/suppression';
-import { writeRecords } from '../../../src/domain/lake/writer';
+import { writeRecords } from '../../../src/domain/lake/write/writer';
 import { createWorld, defaultAsOf } from '../../../src/world';
 import { startSimulatorServer, type SimulatorServer } from '../../../src/world/simulator/server';
 import { Simulator } from '../../../src/world/simulator/simulator';

@@ -13,7 +13,7 @@ import { HttpLiveSource } from '../../../src/domain/live/httpSource';
 import { ResilientSource } from '../../../src/domain/live/resilience';
 import { recordValidator } from '../../../src/http/recordSchemas';
 import { suppress } from '../../../src/domain/lake/suppression';
-import { writeRecords } from '../../../src/domain/lake/writer';
+import { writeRecords } from '../../../src/domain/lake/write/writer';
 import { Metrics } from '../../../src/http/metrics';
 import { RefreshWorker } from '../../../src/jobs/refreshWorker';
 import { createWorld, defaultAsOf } from '../../../src/world';

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../../src/config';
 import { attemptsFor, CONTRACT_SCHEDULE_SECONDS, retryAfterSeconds, retryDelaySeconds } from '../../../src/domain/webhooks/schedule';
-import { payload } from '../../../src/domain/webhooks/deliveries';
+import { payload } from '../../../src/domain/webhooks/payload';
 import { sign } from '../../../src/domain/webhooks/signing';
 
 describe('the retry schedule', () => {

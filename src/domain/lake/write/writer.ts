@@ -2,21 +2,21 @@
  * The one write path into the lake, shared by import, seed, the realtime write-back and the
  * background refresh. In one transaction it: dedupes the batch, refuses records of withdrawn data
  * subjects, (for a refresh) keeps only records whose queue lease is still held, diffs each record
- * against the copy it replaces with the one diff (domain/refresh/diff.ts), moves only `fetched_at`
+ * against the copy it replaces with the one diff (write/diff.ts), moves only `fetched_at`
  * of unchanged records, upserts the changed and new ones, and records the detected changes in the
  * change log. A failure anywhere leaves nothing written.
  */
 import type { Knex } from 'knex';
-import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records';
-import { lockStoredCompanies, touchCompanies, upsertCompanies, type StoredCompanyRow } from '../../db/repositories/companyRecords';
-import { lockStoredPersons, touchPersons, upsertPersons, type StoredRow } from '../../db/repositories/personRecords';
-import { lockLeased } from '../../db/repositories/refreshQueue';
-import { insertSuppressions, suppressedDigests } from '../../db/repositories/suppressions';
-import { recordChanges, type ChangeOrigin } from '../refresh/changes';
-import { diffRecords, isSameRecord, type ChangeEntry } from '../refresh/diff';
-import { storedCompanyId } from '../../model/identifiers';
-import { normalizeIdentifier } from './identifiers';
-import { companyDigests, personDigests } from './suppression';
+import type { CompanyRecord, LakeKind, PersonRecord } from '../../../model/records';
+import { lockStoredCompanies, sequentialCompanyWrites, touchCompanies, upsertCompanies, type StoredCompanyRow } from '../../../db/repositories/companyRecords';
+import { lockStoredPersons, touchPersons, upsertPersons, type StoredRow } from '../../../db/repositories/personRecords';
+import { lockLeased } from '../../../db/repositories/refreshQueue';
+import { insertSuppressions, suppressedDigests } from '../../../db/repositories/suppressions';
+import { recordChanges, type ChangeOrigin } from './changes';
+import { diffRecords, isSameRecord, type ChangeEntry } from './diff';
+import { storedCompanyId } from '../../../model/identifiers';
+import { normalizeIdentifier } from '../identifiers';
+import { companyDigests, personDigests } from '../suppression';
 
 /** The username column's value: the one identifier normalization (identifiers.ts), never SQL lower(). */
 export const storedUsername = (record: { username: string }) => normalizeIdentifier(record.username.trim());
@@ -99,6 +99,7 @@ export async function writeRecords<K extends LakeKind>(
   const digestsOf = (r: AnyRecord) => (kind === 'person' ? personDigests(r as PersonRecord) : companyDigests(r as CompanyRecord));
 
   const write = async (trx: Knex.Transaction): Promise<WriteOutcome> => {
+    if (kind === 'company') await sequentialCompanyWrites(trx);
     const blocked = await suppressedDigests(trx, unique.flatMap(digestsOf));
     const refused = blocked.size ? unique.filter((r) => digestsOf(r).some((d) => blocked.has(d))) : [];
     let allowed = refused.length ? unique.filter((r) => !refused.includes(r)) : unique;

@@ -1,13 +1,13 @@
 /**
  * The one diff of the service: an old and a new copy of a record -> the change-log entries the
  * contract's `webhooks` section describes. Used by every write into the lake (refresh, realtime
- * write-back, import) through domain/lake/writer.ts, so a change is detected the same way wherever
+ * write-back, import) through domain/lake/write/writer.ts, so a change is detected the same way wherever
  * the new copy came from. Pure: no database, no clock.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { components } from '../../../generated/types';
-import { isNumericId } from '../../model/identifiers';
-import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records';
+import type { components } from '../../../../generated/types';
+import { isNumericId } from '../../../model/identifiers';
+import type { CompanyRecord, LakeKind, PersonRecord } from '../../../model/records';
 
 type Schemas = components['schemas'];
 export type ChangeEvent = Schemas['MonitorEvent'];

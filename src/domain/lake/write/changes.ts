@@ -1,13 +1,13 @@
 /**
  * Recording detected changes: the change log is the durable source of monitor events. Every write
- * into the lake records its changes here, in the transaction of the write (domain/lake/writer.ts),
+ * into the lake records its changes here, in the transaction of the write (domain/lake/write/writer.ts),
  * so there is no change without its write and no write without its changes. The webhook events of
  * the monitors subscribed to each change are enqueued here too, in the same transaction: no change
  * without its events, no event without its change.
  */
 import type { Knex } from 'knex';
-import { countChanges, insertChanges, listChanges, redactChanges, type StoredChange } from '../../db/repositories/changeLog';
-import { enqueueChangeEvents, forgetDeliveriesOf } from '../webhooks/deliveries';
+import { countChanges, insertChanges, listChanges, redactChanges, type StoredChange } from '../../../db/repositories/changeLog';
+import { enqueueChangeEvents, forgetDeliveriesOf } from './outbox';
 import type { ChangeEntry } from './diff';
 
 export type ChangeOrigin = 'refresh' | 'realtime' | 'import';

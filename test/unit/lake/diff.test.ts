@@ -1,4 +1,4 @@
-import { diffCompanies, diffPersons, isSameRecord } from '../../../src/domain/refresh/diff';
+import { diffCompanies, diffPersons, isSameRecord } from '../../../src/domain/lake/write/diff';
 import type { CompanyRecord, PersonRecord } from '../../../src/model/records';
 import { createWorld } from '../../../src/world';
 

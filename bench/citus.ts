@@ -1,0 +1,153 @@
+/**
+ * npm run bench:citus — what the distributed layout costs per operation on this box: the same world
+ * in a single PostgreSQL 15 and in a Citus cluster (a coordinator and two workers of the same
+ * PostgreSQL 15, `enrich distribute`), both started here in temporary directories on loopback
+ * (test/citus/cluster.ts; needs the citus extension installed for /usr/lib/postgresql/15, see
+ * docs/scale-out.md). Each operation is sent sequentially through the full stack (createApp over a
+ * loopback HTTP server) to one topology then the other, round after round, so both see the same
+ * machine load; the figures are medians of wall time per request, and the ratio distributed ÷
+ * single node. The machine's load average is printed with them: on a shared machine the absolute
+ * figures move with it, the ratio much less.
+ *
+ * Options: --persons=2000 --companies=100 --rounds=5 --requests=20 --shards=32
+ */
+import http from 'node:http';
+import os from 'node:os';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { createApp } from '../src/app';
+import { loadConfig } from '../src/config';
+import { applyDistributedLayout } from '../src/db/citusLayout';
+import { createKnex, migrateLatest, type Knex } from '../src/db/knex';
+import { writeRecords } from '../src/domain/lake/write/writer';
+import { createWorkspace } from '../src/domain/workspaces/admin';
+import { createLogger } from '../src/logger';
+import type { PersonRecord } from '../src/model/records';
+import { seedLake } from '../src/world/seed';
+import { citusUnavailable, startCitusCluster, startPlainNode } from '../test/citus/cluster';
+import { intArg, median } from './lib';
+
+interface Target {
+  name: string;
+  knex: Knex;
+  base: string;
+  key: string;
+  close(): Promise<void>;
+}
+
+async function serve(name: string, url: string): Promise<Target> {
+  const knex = createKnex(url, 10);
+  const app = await createApp({ config: { ...loadConfig({}), logLevel: 'silent' }, knex, logger: createLogger('silent') });
+  const server = http.createServer(app.koa.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const key = (await createWorkspace(knex, { name: `bench-${name}`, rateLimit: 1_000_000_000, active: true })).api_key;
+  return {
+    name,
+    knex,
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    key,
+    close: async () => {
+      await new Promise((r) => server.close(r));
+      await app.close?.();
+      await knex.destroy();
+    },
+  };
+}
+
+type Op = { name: string; run: (t: Target, i: number) => Promise<void> };
+
+async function call(t: Target, method: 'GET' | 'POST', path: string, body?: unknown): Promise<void> {
+  const res = await fetch(`${t.base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${t.key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+    signal: AbortSignal.timeout(30_000),
+  });
+  await res.arrayBuffer();
+  if (res.status >= 300) throw new Error(`${t.name} ${method} ${path}: ${res.status}`);
+}
+
+async function main() {
+  const why = citusUnavailable();
+  if (why) {
+    console.log(`bench:citus: ${why}`);
+    return;
+  }
+  const persons = intArg('persons', 2000);
+  const companies = intArg('companies', 100);
+  const rounds = intArg('rounds', 5);
+  const requests = intArg('requests', 20);
+  const shards = intArg('shards', 32);
+  const world = { persons, companies, seed: 1, asOf: new Date('2026-11-01T00:00:00Z') };
+
+  const cluster = await startCitusCluster();
+  const single = await startPlainNode();
+  const targets: Target[] = [];
+  try {
+    for (const [name, url] of [
+      ['single', single.url],
+      ['citus', cluster.url],
+    ] as const) {
+      const knex = createKnex(url, 4);
+      await migrateLatest(knex);
+      if (name === 'citus') await applyDistributedLayout(knex, { shardCount: shards });
+      await seedLake(knex, world);
+      await knex.raw('analyze');
+      await knex.destroy();
+      targets.push(await serve(name, url));
+    }
+    const sample = (
+      await targets[0]!.knex.raw<{ rows: { id: string; username: string; company: string | null; record: string }[] }>(
+        'select id, username, current_company_id::text as company, record::text as record from persons order by id limit 200',
+      )
+    ).rows;
+    const company = sample.find((s) => s.company)!.company!;
+    const ops: Op[] = [
+      { name: 'getPerson ?username', run: (t, i) => call(t, 'GET', `/api/v1/person?username=${sample[i % sample.length]!.username}`) },
+      { name: 'getPerson ?id', run: (t, i) => call(t, 'GET', `/api/v1/person?id=${sample[i % sample.length]!.id}`) },
+      { name: 'bulkGetPeople 50 ids', run: (t, i) => call(t, 'POST', '/api/v1/people/bulk', { ids: sample.slice(i % 100, (i % 100) + 50).map((s) => s.id) }) },
+      { name: 'searchPeople title', run: (t) => call(t, 'POST', '/api/v1/people/search', { title: 'engineer' }) },
+      { name: 'listCurrentEmployees', run: (t) => call(t, 'GET', `/api/v1/company/current-employees?company_id=${company}`) },
+      { name: 'listJobChanges', run: (t) => call(t, 'GET', '/api/v1/person/job-changes?within_months=24') },
+      { name: 'getCompany ?company_id', run: (t) => call(t, 'GET', `/api/v1/company?company_id=${company}`) },
+      {
+        name: 'write 50 changed persons',
+        run: async (t, i) => {
+          const batch = sample.slice(0, 50).map((s) => ({ ...(JSON.parse(s.record) as PersonRecord), current_title: `Title ${i} ${t.name}` }));
+          await writeRecords(t.knex, 'person', batch);
+        },
+      },
+    ];
+    const figures = new Map<string, number[]>();
+    for (let round = 0; round < rounds; round++) {
+      for (const op of ops) {
+        for (const t of targets) {
+          await op.run(t, 0); // warm the connection and the plan
+          for (let i = 0; i < requests; i++) {
+            const started = performance.now();
+            await op.run(t, round * requests + i + 1);
+            const k = `${op.name}\u0000${t.name}`;
+            figures.set(k, [...(figures.get(k) ?? []), performance.now() - started]);
+          }
+        }
+      }
+    }
+    console.log(`bench:citus  ${persons} persons, ${companies} companies; citus: coordinator + 2 workers, ${shards} shards; ${rounds} rounds x ${requests} requests`);
+    console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} cores`);
+    console.log(['operation'.padEnd(28), 'single p50 ms'.padStart(14), 'citus p50 ms'.padStart(13), 'ratio'.padStart(7)].join(''));
+    for (const op of ops) {
+      const s = median(figures.get(`${op.name}\u0000single`)!);
+      const c = median(figures.get(`${op.name}\u0000citus`)!);
+      console.log([op.name.padEnd(28), s.toFixed(2).padStart(14), c.toFixed(2).padStart(13), (c / s).toFixed(2).padStart(7)].join(''));
+    }
+  } finally {
+    for (const t of targets) await t.close().catch(() => undefined);
+    cluster.stop();
+    single.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

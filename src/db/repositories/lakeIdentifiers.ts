@@ -1,0 +1,104 @@
+/**
+ * The identifier table (`lake_identifiers`) of the distributed layout (docs/scale-out.md, created by
+ * `enrich distribute`, db/citusLayout.ts): one row per lookup identifier of a lake record, hash-
+ * distributed by the identifier's value, so a lookup by username, network_id, network_urn or
+ * company_id reads one shard of it for the record's id, then one shard of the lake by that id.
+ * Citus cannot enforce `UNIQUE(username)` on persons distributed by id; the partial unique index of
+ * this table (its distribution column first) enforces it instead.
+ *
+ * On a single PostgreSQL the table does not exist: the lake's own unique indexes serve lookups and
+ * uniqueness, and every function here does nothing (one cached check per database client).
+ */
+import type { Knex } from 'knex';
+
+/** The identifiers kept per lake kind, as `<kind>:<column>`; the column is the lake table's. */
+export const IDENTIFIER_COLUMNS = {
+  person: ['username', 'network_id', 'network_urn'],
+  company: ['username', 'company_id'],
+} as const;
+
+export type IdentifierKind = keyof typeof IDENTIFIER_COLUMNS;
+
+/** Identifiers that name one record at most (a unique index in this table). */
+export const UNIQUE_IDENTIFIERS = ['person:username', 'company:username', 'company:company_id'] as const;
+
+const LAKE_TABLE = { person: 'persons', company: 'companies' } as const;
+
+// Keyed by the knex client, which a knex instance and its transactions share.
+const present = new WeakMap<object, Promise<boolean>>();
+
+/**
+ * Whether this database has the identifier table (the distributed layout). Checked once per
+ * client: `enrich distribute` is run before the service serves from the layout (docs/scale-out.md).
+ */
+export function hasIdentifierTable(db: Knex | Knex.Transaction): Promise<boolean> {
+  const key = db.client as object;
+  let known = present.get(key);
+  if (!known) {
+    known = db
+      .raw<{ rows: { present: boolean }[] }>("select to_regclass('lake_identifiers') is not null as present")
+      .then((r) => r.rows[0]!.present);
+    // A failed check (database down) is not remembered: the next call asks again.
+    known.catch(() => present.delete(key));
+    present.set(key, known);
+  }
+  return known;
+}
+
+/** Forgets what hasIdentifierTable learnt of this client (after `enrich distribute` in-process). */
+export function forgetIdentifierTable(db: Knex): void {
+  present.delete(db.client as object);
+}
+
+/**
+ * The ids of the records whose identifier `column` is one of `values`, by the identifier table
+ * (one shard per value), or undefined on a single PostgreSQL (the caller reads the lake directly).
+ */
+export async function idsByIdentifier(
+  db: Knex | Knex.Transaction,
+  kind: IdentifierKind,
+  column: string,
+  values: readonly string[],
+): Promise<string[] | undefined> {
+  if (!(await hasIdentifierTable(db))) return undefined;
+  if (!values.length) return [];
+  const { rows } = await db.raw<{ rows: { subject_id: string }[] }>(
+    // `value = $1` (one value) is a router query; `any(...)` goes to the shards holding the values.
+    values.length === 1
+      ? 'select subject_id from lake_identifiers where value = ? and kind = ?'
+      : 'select subject_id from lake_identifiers where value = any(?::text[]) and kind = ?',
+    [values.length === 1 ? values[0]! : (values as string[]), `${kind}:${column}`],
+  );
+  return rows.map((r) => r.subject_id);
+}
+
+/**
+ * Rewrites the identifier rows of `ids` (records just written, or removed: `gone`) from the lake
+ * table, in the writer's transaction. A record that takes an identifier another record holds fails
+ * the unique index, exactly as the lake's own unique index does on a single PostgreSQL.
+ */
+export async function replaceIdentifiers(
+  trx: Knex.Transaction,
+  kind: IdentifierKind,
+  ids: readonly string[],
+  gone: readonly string[] = [],
+): Promise<void> {
+  if (!(await hasIdentifierTable(trx))) return;
+  const all = [...ids, ...gone];
+  if (!all.length) return;
+  const kinds = IDENTIFIER_COLUMNS[kind].map((c) => `${kind}:${c}`);
+  await trx.raw('delete from lake_identifiers where subject_id = any(?::uuid[]) and kind = any(?::text[])', [all, kinds]);
+  if (!ids.length) return;
+  const table = LAKE_TABLE[kind];
+  const selects = IDENTIFIER_COLUMNS[kind].map(
+    (c) => `select ${c}::text as value, '${kind}:${c}' as kind, id from ${table} where id = any(:ids::uuid[]) and ${c} is not null`,
+  );
+  await trx.raw(`insert into lake_identifiers (value, kind, subject_id) ${selects.join(' union all ')}`, { ids: ids as string[] });
+}
+
+/** Removes the identifier rows of records being deleted (a withdrawal), in the caller's transaction. */
+export async function dropIdentifiers(db: Knex | Knex.Transaction, kind: IdentifierKind, ids: readonly string[]): Promise<void> {
+  if (!ids.length || !(await hasIdentifierTable(db))) return;
+  const kinds = IDENTIFIER_COLUMNS[kind].map((c) => `${kind}:${c}`);
+  await db.raw('delete from lake_identifiers where subject_id = any(?::uuid[]) and kind = any(?::text[])', [ids as string[], kinds]);
+}
