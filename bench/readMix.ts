@@ -46,8 +46,8 @@ export interface Parameters {
    */
   commonWords: string;
   industries: string[];
-  /** Sort key (fetched_at::text, id) of the row about 100,000 deep in the `location: US` search. */
-  deepUs: [string, string];
+  /** Sort key (id) of the row about 100,000 deep in the `location: US` search (id order, issue 20). */
+  deepUs: [string];
   mixed: Record<string, string>[];
   ids: string[];
 }
@@ -103,9 +103,9 @@ export async function pickParameters(knex: Knex): Promise<Parameters> {
   mixed.splice(85, 0, { username: 'bench-nobody-0002' });
   const ids = (await sample<{ id: string }>('id', 9, 500)).map((r) => r.id);
   // On a small lake, halfway down instead.
-  const [deep] = await rows<{ t: string; id: string }>(
-    `select fetched_at::text as t, id::text as id from persons where geo_country_code = 'US'
-     order by fetched_at desc, id
+  const [deep] = await rows<{ id: string }>(
+    `select id::text as id from persons where geo_country_code = 'US'
+     order by id
      offset least(99999, (select count(*) / 2 from persons where geo_country_code = 'US')) limit 1`,
   );
   return {
@@ -115,7 +115,7 @@ export async function pickParameters(knex: Knex): Promise<Parameters> {
     fullText: `${named.first} ${named.last}`,
     commonWords: common.map((r) => r.word).join(' or '),
     industries: industries.map((r) => r.industry),
-    deepUs: [deep.t, deep.id],
+    deepUs: [deep.id],
     mixed,
     ids,
   };
@@ -145,7 +145,7 @@ export function readMix(p: Parameters): Entry[] {
     // The same depth by cursor: what an export reaches without a page cap.
     search('deep cursor ~100,000th', { location: 'US', per_page: 100, cursor: cursorFor('searchPeople', { location: 'US' }, p.deepUs) }),
     { ...search('full-text company name, cursor', { query: p.company.name, per_page: 10 }), followCursor: true },
-    // More matches than people search ranks (TEXT_TOTAL_BOUND): the recency walk, and its cursor.
+    // More matches than people search ranks (TEXT_TOTAL_BOUND): the walk in id order, and its cursor.
     search('full-text common words', { query: p.commonWords }),
     { ...search('full-text common words, cursor', { query: p.commonWords, per_page: 10 }), followCursor: true },
     { ...search('company_id, cursor', { company_id, per_page: 10 }), followCursor: true },

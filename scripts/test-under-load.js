@@ -16,6 +16,7 @@
  * script's children and end with it, also on Ctrl-C.
  */
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const os = require('node:os');
 
 const procs = Number(process.env.LOAD_PROCS ?? 8);
@@ -38,6 +39,21 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 
 const load1 = () => os.loadavg()[0];
+
+/**
+ * CPU seconds used by this process's finished children and their descendants (Linux: /proc), the
+ * figure that does not grow with the machine's load the way wall time does; undefined elsewhere.
+ */
+function childrenCpuSeconds() {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 16 and 17 of stat(5) (cutime, cstime), counted from the state field (3): indexes 13, 14.
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return undefined;
+  }
+}
 const fmt = (n) => n.toFixed(2);
 const say = (line) => process.stderr.write(`test-under-load: ${line}\n`);
 
@@ -53,6 +69,8 @@ async function main() {
   const code = await new Promise((resolve) => child.once('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
   clearInterval(sampler);
   samples.push(load1());
+  // Read before the loops are reaped, so their CPU is not counted.
+  const cpu = childrenCpuSeconds();
   stopLoops();
   const seconds = (Date.now() - started) / 1000;
   const sorted = [...samples].sort((a, b) => a - b);
@@ -60,7 +78,8 @@ async function main() {
   say(
     `\`${command.join(' ')}\` exited ${code} after ${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s; ` +
       `1-minute load average while it ran: min ${fmt(sorted[0])}, median ${fmt(median)}, max ${fmt(sorted[sorted.length - 1])} ` +
-      `(${samples.length} samples, ${os.cpus().length} cores, ${procs} busy loops)`,
+      `(${samples.length} samples, ${os.cpus().length} cores, ${procs} busy loops)` +
+      (cpu === undefined ? '' : `; CPU time of the command and its processes: ${cpu.toFixed(1)} s`),
   );
   process.exitCode = code;
 }

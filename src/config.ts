@@ -3,6 +3,7 @@
  * Nothing else in the code base reads process.env.
  */
 import path from 'node:path';
+import type { LiveSourceSettings } from './domain/live/resilience';
 
 export interface Config {
   port: number;
@@ -77,21 +78,16 @@ export interface ReadReplicasConfig {
   poolMax: number;
 }
 
-/** The live source (realtime operations and the refresh). */
-export interface LiveConfig {
+/**
+ * The live source (realtime operations and the refresh): which one, and its settings (deadlines,
+ * concurrency, breaker), whose shape and meaning are declared once in domain/live/resilience.ts.
+ */
+export interface LiveConfig extends LiveSourceSettings {
   /** `http` with LIVE_SOURCE_URL, `simulator` with LIVE_SOURCE=simulator, `none` otherwise. */
   mode: 'http' | 'simulator' | 'none';
   url: string | undefined;
   token: string | undefined;
   authHeader: string | undefined;
-  /** Deadline of a single-record call (realtime). */
-  timeoutMs: number;
-  /** Deadline of a batch call (refresh). */
-  batchTimeoutMs: number;
-  concurrency: number;
-  queue: number;
-  breakerThreshold: number;
-  breakerCooldownMs: number;
 }
 
 /** The in-process simulator of LIVE_SOURCE=simulator (and the defaults of `enrich live-sim`). */
@@ -364,6 +360,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { demo?: 
   if (config.readReplicas.urls.length && !config.databaseUrl) throw new ConfigError('DATABASE_READ_URL needs DATABASE_URL (the primary)');
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
     throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
+  const delivery = config.webhooks.delivery;
+  if (delivery.leaseSeconds * 1000 <= delivery.timeoutMs) {
+    // A lease that can expire while an attempt still waits for its receiver lets another claim
+    // send the event again; a hanging receiver then got copy after copy and the delivery never
+    // reached `failed` (issue 20). The worker also ends each attempt before its lease does.
+    throw new ConfigError(
+      `WEBHOOK_LEASE_SECONDS (${delivery.leaseSeconds} s) must be longer than the attempt timeout WEBHOOK_TIMEOUT_MS ` +
+        `(${delivery.timeoutMs} ms): a claimed delivery must stay with its worker for its whole attempt and the recording of its outcome. ` +
+        `Use at least ${Math.floor(delivery.timeoutMs / 1000) + 5} (the default is 60).`,
+    );
   }
   return config;
 }

@@ -32,14 +32,8 @@ export async function createLiveSource(
   deps: { db: Knex; logger: Logger; observer?: SourceObserver },
 ): Promise<LiveWiring> {
   const { live } = config;
-  const policy = {
-    timeoutMs: live.timeoutMs,
-    batchTimeoutMs: live.batchTimeoutMs,
-    concurrency: live.concurrency,
-    queue: live.queue,
-    breakerThreshold: live.breakerThreshold,
-    breakerCooldownMs: live.breakerCooldownMs,
-  };
+  // The settings are the policy's options (one declaration: LiveSourceSettings).
+  const policy = live;
   const observer: SourceObserver = {
     call: (op, outcome, seconds, reason) => deps.observer?.call(op, outcome, seconds, reason),
     breaker: (state) => {

@@ -1,4 +1,4 @@
-/** `enrich monitor ...`: the operator's side of monitor secrets. */
+/** `enrich monitor ...`: the operator's side of monitors: secrets, and listing and deleting them whatever the license. */
 import { InvalidArgumentError, type Command } from 'commander';
 import { print, withDatabase, type CliIo } from './common';
 import { load } from './lazy';
@@ -15,13 +15,37 @@ const monitorId = (value: string) => {
   return value.toLowerCase();
 };
 
+const workspaceId = (value: string) => {
+  if (!UUID.test(value)) throw new InvalidArgumentError('must be a workspace id (a UUID)');
+  return value.toLowerCase();
+};
+
 const serverKeys = (io: CliIo) => {
   const config = load.config().loadConfig(io.env);
   return lazy.secrets().loadServerKeys({ key: config.webhooks.secretKey, previous: config.webhooks.previousSecretKeys, dataDir: config.dataDir });
 };
 
 export function registerMonitorCommands(program: Command, io: CliIo): void {
-  const monitor = program.command('monitor').description('Monitor webhook secrets');
+  const monitor = program.command('monitor').description("Monitors: webhook secrets; list and delete a workspace's monitors");
+  monitor
+    .command('list')
+    .description("List a workspace's monitors, whatever its license (the API answers 402 without an active one)")
+    .requiredOption('--workspace <id>', 'workspace id', workspaceId)
+    .option('--json', 'machine-readable output (one JSON object: {monitors: [...]})')
+    .action(async (opts: { workspace: string; json?: boolean }) => {
+      const monitors = await withDatabase(io, (db) => lazy.monitors().operatorListMonitors(db, opts.workspace));
+      const lines = monitors.map((m) => `${m.id}  ${m.active ? 'active  ' : 'inactive'}  ${m.type}  ${m.subject_url} -> ${m.webhook_url}`);
+      print(io, Boolean(opts.json), { monitors }, lines.length ? lines.join('\n') : `No monitors in workspace ${opts.workspace}`);
+    });
+  monitor
+    .command('delete')
+    .description('Delete a monitor of any workspace, whatever its license; its queued deliveries are dropped')
+    .argument('<monitor-id>', 'monitor id', monitorId)
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const deleted = await withDatabase(io, (db) => lazy.monitors().operatorDeleteMonitor(db, id));
+      print(io, Boolean(opts.json), { deleted: true, monitor: deleted }, `Deleted monitor ${deleted.id} (${deleted.subject_url})`);
+    });
   monitor
     .command('secret')
     .description("Reveal a monitor's webhook secret, once: a second call is refused")

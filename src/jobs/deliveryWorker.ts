@@ -12,6 +12,13 @@
  * them to one host:port (a claim takes no more of a destination than its room), each bounded by the
  * attempt timeout, so one slow receiver holds a few slots for at most 15 s and never the others.
  *
+ * An attempt never outlives its lease: its deadline is the attempt timeout or what is left of the
+ * lease (counted from before the claim was sent) less LEASE_MARGIN_MS for recording the outcome,
+ * whichever comes first. Otherwise a lease shorter than a hanging receiver's answer expired
+ * mid-attempt, another claim sent the event again, and the first attempt's outcome was refused by
+ * the fence: copy after copy, no attempt ever counted, the delivery never `failed` (issue 20).
+ * config.ts also refuses WEBHOOK_LEASE_SECONDS at or below WEBHOOK_TIMEOUT_MS.
+ *
  * stop() (SIGTERM) claims nothing more and lets the attempts in flight finish (each within the
  * timeout); what it had claimed but not started is released at once.
  */
@@ -21,7 +28,7 @@ import type { Knex } from 'knex';
 import type { Config, DeliveryConfig } from '../config';
 import { createKnex } from '../db/knex';
 import { claimDue, recordSuccesses, releaseLeases, type ClaimedDelivery, type SuccessRecord } from '../db/repositories/deliveries';
-import type { Metrics } from '../http/metrics';
+import type { Metrics } from '../observability/metrics';
 import type { Logger } from '../logger';
 import { WebhookClient } from '../domain/webhooks/client';
 import { attemptDelivery, type AttemptDeps } from '../domain/webhooks/deliveries';
@@ -43,6 +50,8 @@ export interface DeliveryWorkerDeps {
 
 /** The shortest interval between two claims while attempts are in flight. */
 const CLAIM_GATHER_MS = 10;
+/** Time kept at the end of a lease to record the attempt's outcome while the lease still holds. */
+export const LEASE_MARGIN_MS = 500;
 /** How long 2xx answers are gathered before they are recorded in one statement. */
 const SUCCESS_GATHER_MS = 5;
 
@@ -139,6 +148,8 @@ export class DeliveryWorker {
       const sinceClaim = Date.now() - lastClaim;
       if (this.inFlight.size > 0 && sinceClaim < CLAIM_GATHER_MS) await this.nap.sleep(CLAIM_GATHER_MS - sinceClaim);
       lastClaim = Date.now();
+      // The lease runs from the claim's now() in PostgreSQL, which is after this instant.
+      const leaseEnd = lastClaim + config.leaseSeconds * 1000 - LEASE_MARGIN_MS;
       const token = randomUUID();
       let claimed: ClaimedDelivery[];
       try {
@@ -160,13 +171,14 @@ export class DeliveryWorker {
       const over: string[] = [];
       for (const d of claimed) {
         const n = this.perDestination.get(d.destination) ?? 0;
-        if (this.stopping || n >= config.perDestination) {
+        // A claim that took most of the lease (a slow database) is given back rather than attempted.
+        if (this.stopping || n >= config.perDestination || leaseEnd - Date.now() <= 0) {
           over.push(d.id);
           continue;
         }
         this.perDestination.set(d.destination, n + 1);
         this.sending++;
-        this.run(token, d);
+        this.run(token, d, leaseEnd);
       }
       if (over.length) await releaseLeases(db, token, over).catch((err) => logger.warn({ err }, 'delivery worker: release failed (the leases expire)'));
       if (claimed.length - over.length === 0) await this.nap.sleep(config.pollMs);
@@ -174,7 +186,7 @@ export class DeliveryWorker {
     logger.info({ totals: this.totals }, 'delivery worker stopped');
   }
 
-  private run(token: string, d: ClaimedDelivery): void {
+  private run(token: string, d: ClaimedDelivery, leaseEnd: number): void {
     // The destination's slot is free as soon as the answer is in; the row stays leased until its
     // outcome is recorded, so no other claim can take it meanwhile.
     let answered = false;
@@ -187,7 +199,8 @@ export class DeliveryWorker {
       else this.perDestination.set(d.destination, n);
       this.nap.wake();
     };
-    const done = attemptDelivery({ ...this.attemptDeps, onAnswered: release }, token, d)
+    const timeoutMs = Math.max(1, Math.min(this.deps.config.timeoutMs, leaseEnd - Date.now()));
+    const done = attemptDelivery({ ...this.attemptDeps, onAnswered: release }, token, d, timeoutMs)
       .then((report) => {
         this.totals.attempts++;
         const outcome = !report.recorded ? 'lost' : report.outcome === 'pending' ? 'retry' : report.outcome;

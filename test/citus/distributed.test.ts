@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config';
 import { applyDistributedLayout } from '../../src/db/citusLayout';
 import { createKnex, migrateLatest, type Knex } from '../../src/db/knex';
 import type { PersonRecord } from '../../src/model/records';
+import { WALK_IN_ORDER } from '../../src/db/repositories/people';
 import { importFile } from '../../src/domain/lake/importer';
 import { suppress } from '../../src/domain/lake/suppression';
 import { recordValidator } from '../../src/http/recordSchemas';
@@ -163,11 +164,27 @@ lane('the lake on Citus: a coordinator and two workers', () => {
       expect(await taskCount(h.knex, 'select subject_id from lake_identifiers where value = ? and kind = ?', [value, `person:${column}`])).toBe(1);
     }
     expect(await taskCount(h.knex, 'select record::text from persons where id = ?', [p.id])).toBe(1);
+    // Companies are a reference table: any lookup is one task on one node.
+    const c = world.companyRecords().next().value as { company_id: string; username: string };
+    expect(await taskCount(h.knex, 'select record::text from companies where company_id = ?', [c.company_id])).toBe(1);
+    expect(await taskCount(h.knex, 'select record::text from companies where username = ?', [c.username])).toBe(1);
     // What the identifier table avoids: the same lookup on the persons column goes to every shard.
     expect(await taskCount(h.knex, 'select record::text from persons where username = ?', [p.username])).toBe(SHARDS);
     // And the service really takes the routed path: the identifier table, then the record by id.
     const seen = await queriesDuring(h.knex, async () => expect((await h.get(`/api/v1/person?username=${p.username}`, key)).status).toBe(200));
     expect(seen).toEqual(expect.arrayContaining([expect.stringMatching(/from lake_identifiers where value = (\?|\$1)/)]));
+  });
+
+  it("the search's planner hints (SET LOCAL) reach the workers", async () => {
+    const plan = (hinted: boolean) =>
+      h.knex.transaction(async (trx) => {
+        if (hinted) await trx.raw(WALK_IN_ORDER);
+        const { rows } = await trx.raw<{ rows: { 'QUERY PLAN': string }[] }>('explain select id from persons order by id');
+        return rows.map((r) => r['QUERY PLAN']).join('\n');
+      });
+    // A shard of a dozen rows is read sequentially, unless the hint forbids it on the worker too.
+    expect(await plan(false)).toMatch(/Seq Scan on persons_\d+/);
+    expect(await plan(true)).not.toMatch(/Seq Scan on persons_\d+/);
   });
 
   it('reads bulk ids only from the shards that hold them', async () => {

@@ -4,6 +4,8 @@
  * real http adapter and resilience policy, and a lake loaded with part of the simulator's world.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import { ENRICH_BIN } from './cli';
 import type { CompanyRecord, PersonRecord } from '../../src/model/records';
@@ -147,4 +149,63 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
     if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
     await new Promise((r) => setTimeout(r, every));
   }
+}
+
+export interface Gate {
+  /** Base URL of the gate: the target's URL with the gate's origin. */
+  url: string;
+  /** Requests that reached the gate so far (answered or held). */
+  readonly arrived: number;
+  /** Forwards every held request, and every later one at once. */
+  open(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A slow live source without any timing: a loopback HTTP proxy in front of `target` (the
+ * simulator's protocol URL) that holds every request until the test opens it. "The source has not
+ * answered yet" is then a state the test controls, not a duration the machine's load could change.
+ */
+export async function startGate(target: string): Promise<Gate> {
+  const upstream = new URL(target);
+  let isOpen = false;
+  let arrived = 0;
+  const held: (() => void)[] = [];
+  const server = http.createServer((req, res) => {
+    arrived++;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const forward = () => {
+        const out = http.request(
+          { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          },
+        );
+        out.on('error', () => res.destroy());
+        out.end(Buffer.concat(chunks));
+      };
+      if (isOpen) forward();
+      else held.push(forward);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}${upstream.pathname}`,
+    get arrived() {
+      return arrived;
+    },
+    open() {
+      isOpen = true;
+      for (const forward of held.splice(0)) forward();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

@@ -7,7 +7,7 @@ import type { PersonRecord } from '../../src/model/records';
 import { suppress } from '../../src/domain/lake/suppression';
 import { personRecord } from './lakeRecords';
 import {
-  byId, byRecent, byStaff, currentPosition, monthIndex, previousPosition, sameCompanyId, windowStart, type LakeWorld,
+  byId, byStaff, currentPosition, monthIndex, previousPosition, sameCompanyId, windowStart, type LakeWorld,
 } from './lakeWorld';
 
 export const enc = encodeURIComponent;
@@ -50,7 +50,7 @@ export const similarTo = (lw: LakeWorld, s: PersonRecord) =>
         (s.current_company_industry == null || p.current_company_industry === s.current_company_industry) &&
         (s.geo_country_code == null || p.geo_country_code?.toUpperCase() === s.geo_country_code.toUpperCase()),
     )
-    .sort(byRecent);
+    .sort(byId);
 
 function employerDiffers(cur: Pos, prev: Pos): boolean {
   const numeric = (id: string | null | undefined) => id != null && /^[0-9]{1,18}$/.test(id);

@@ -23,6 +23,16 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toMatchObject({ dbStatementTimeoutMs: 5000, dbAcquireTimeoutMs: 2000, redisCommandTimeoutMs: 150, httpRequestTimeoutMs: 30000 });
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '60000', HTTP_REQUEST_TIMEOUT_MS: '30000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS/);
   });
+  it('refuses a webhook lease that can expire during an attempt (issue 20), naming both settings', () => {
+    for (const lease of ['10', '15']) {
+      expect(() => loadConfig({ WEBHOOK_LEASE_SECONDS: lease })).toThrow(ConfigError);
+      expect(() => loadConfig({ WEBHOOK_LEASE_SECONDS: lease })).toThrow(/WEBHOOK_LEASE_SECONDS.*WEBHOOK_TIMEOUT_MS/);
+    }
+    expect(() => loadConfig({ WEBHOOK_LEASE_SECONDS: '2', WEBHOOK_TIMEOUT_MS: '2000' })).toThrow(/WEBHOOK_LEASE_SECONDS/);
+    expect(loadConfig({ WEBHOOK_LEASE_SECONDS: '16' }).webhooks.delivery.leaseSeconds).toBe(16);
+    expect(loadConfig({ WEBHOOK_LEASE_SECONDS: '2', WEBHOOK_TIMEOUT_MS: '1500' }).webhooks.delivery.leaseSeconds).toBe(2);
+    expect(loadConfig({}).webhooks.delivery).toMatchObject({ leaseSeconds: 60, timeoutMs: 15_000 });
+  });
   it('reads DATABASE_READ_URL as a list of standbys of DATABASE_URL, with a lag bound', () => {
     expect(loadConfig({}).readReplicas).toEqual({ urls: [], maxLagSeconds: 5, probeMs: 1000, poolMax: 10 });
     const primary = 'postgres://u@10.0.0.1:5432/enrich';

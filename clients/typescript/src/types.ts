@@ -223,7 +223,7 @@ export interface paths {
          * @description Lists people with the same seniority band, the same current-company industry and the same country
          *     as the subject person, excluding the subject. A criterion for which the subject has no value
          *     (`null` seniority, industry or country) is left out rather than matched against `null`. Ordered by
-         *     most recently verified (`fetched_at` descending), ties broken by `id`. Profiles withdrawn under a
+         *     `id`, a key the refresh never moves, so a cursor walk returns each match exactly once. Profiles withdrawn under a
          *     privacy request are never included in any list.
          *
          *     **Identifier.** Provide one of `network_url`, `username` or `id`. They are checked in that order
@@ -345,10 +345,12 @@ export interface paths {
          *       one of them (web-search syntax: `"quoted phrase"`, `or`, `-word`). When it matches at most
          *       1,000 people (`total_relation` `eq`), results are ordered by relevance, a name match weighing
          *       more than a title match, more than a company match. When it matches more (`total` 1000 with
-         *       `gte`), ranking them all would cost a read of every match, so results are ordered by most
-         *       recently verified instead: narrow the query or add filters to have them ranked. A cursor keeps
-         *       the order of the page it came from. Without `query`, results are ordered by most recently
-         *       verified (`fetched_at` descending); ties are always broken by `id`.
+         *       `gte`), ranking them all would cost a read of every match, so results are ordered by `id`
+         *       instead: narrow the query or add filters to have them ranked. A cursor keeps the order of the
+         *       page it came from. Without `query`, results are ordered by `id`: never by `fetched_at`, which
+         *       the background refresh moves on every re-verification, so a cursor walk (an export) returns
+         *       every person that matches for the whole walk exactly once, whatever the refresh does
+         *       meanwhile. Ties are always broken by `id`.
          *     - `title` words are matched independently (OR) against the current title, each as a whole word:
          *       the title is split into words at spaces and punctuation, so `engineer` matches `Senior
          *       Engineer` and `Engineer, Platform` but not `Engineering Manager`.
@@ -459,7 +461,8 @@ export interface paths {
          *     at austin` matches, `UT Austin` does not). An unknown school is not an error: 200 with empty
          *     `results`.
          *
-         *     Ordered by most recently verified (`fetched_at` descending), ties broken by `id`. Profiles
+         *     Ordered by `id`, a key the refresh never moves, so a cursor walk returns each alumnus that
+         *     matches for the whole walk exactly once. Profiles
          *     withdrawn under a privacy request are never included in any list.
          *
          *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
@@ -595,8 +598,10 @@ export interface paths {
          *     combine with OR. Text filters are case-insensitive.
          *
          *     - `query` is full-text over name, tagline, description and specialities, and orders results by
-         *       relevance. Without it, results are ordered by `staff_count` descending (unknown last); ties are
-         *       always broken by `id`.
+         *       relevance. Without it, results are ordered by `id`: not by `staff_count`, which the
+         *       background refresh rewrites, so a cursor walk (an export) returns every company that matches
+         *       for the whole walk exactly once, whatever the refresh does meanwhile. Ties are always broken
+         *       by `id`.
          *     - `headcount_min` / `headcount_max` bound `staff_count` and `founded_year_min` /
          *       `founded_year_max` bound `founded_year`, all inclusive. A company whose value is unknown never
          *       matches a bound. A `_min` greater than its `_max` is a 400.
@@ -813,7 +818,9 @@ export interface paths {
          *     live fetch: the live source is not contacted, nothing is metered); 503 `LIVE_SOURCE_UNAVAILABLE`
          *     when the live source cannot be reached, answers with an error or does not answer within the
          *     server's timeout (a few seconds; while the source keeps failing the server stops calling it for a
-         *     short while and answers 503 at once). A 404, 451 or 503 writes nothing and is not metered; retry a
+         *     short while and answers 503 at once), or when the server already has as many live fetches in
+         *     flight and waiting as it allows (`LIVE_SOURCE_CONCURRENCY` and `LIVE_SOURCE_QUEUE`: answered 503
+         *     at once, without waiting). A 404, 451 or 503 writes nothing and is not metered; retry a
          *     503 later, or use `GET /person`.
          *
          *     **Write-back.** A live answer replaces the data-lake copy in one transaction (its `fetched_at` is
@@ -826,7 +833,9 @@ export interface paths {
          *
          *     **Idempotency.** Send an `Idempotency-Key` header to make a retry safe: a repeat within 24 hours
          *     with the same parameters gets the stored answer (header `Idempotent-Replayed: true`) and is not
-         *     metered again. See the parameter for the 409 and 422 answers.
+         *     metered again. See the parameter for the 409 and 422 answers. A stored answer is never replayed
+         *     once its subject was withdrawn under a privacy request: the withdrawal erases it, and a repeat
+         *     answers 451 `DATA_SUBJECT_BLOCKED`, as a new call would.
          */
         get: operations["enrichPersonRealtime"];
         put?: never;
@@ -868,7 +877,9 @@ export interface paths {
          *     live fetch: the live source is not contacted, nothing is metered); 503 `LIVE_SOURCE_UNAVAILABLE`
          *     when the live source cannot be reached, answers with an error or does not answer within the
          *     server's timeout (a few seconds; while the source keeps failing the server stops calling it for a
-         *     short while and answers 503 at once). A 404, 451 or 503 writes nothing and is not metered; retry a
+         *     short while and answers 503 at once), or when the server already has as many live fetches in
+         *     flight and waiting as it allows (`LIVE_SOURCE_CONCURRENCY` and `LIVE_SOURCE_QUEUE`: answered 503
+         *     at once, without waiting). A 404, 451 or 503 writes nothing and is not metered; retry a
          *     503 later, or use `GET /company`.
          *
          *     **Write-back.** A live answer replaces the data-lake copy in one transaction (its `fetched_at` is
@@ -881,7 +892,9 @@ export interface paths {
          *
          *     **Idempotency.** Send an `Idempotency-Key` header to make a retry safe: a repeat within 24 hours
          *     with the same parameters gets the stored answer (header `Idempotent-Replayed: true`) and is not
-         *     metered again. See the parameter for the 409 and 422 answers.
+         *     metered again. See the parameter for the 409 and 422 answers. A stored answer is never replayed
+         *     once its subject was withdrawn under a privacy request: the withdrawal erases it, and a repeat
+         *     answers 451 `DATA_SUBJECT_BLOCKED`, as a new call would.
          */
         get: operations["enrichCompanyRealtime"];
         put?: never;
@@ -1003,7 +1016,8 @@ export interface paths {
          * Get a monitor
          * @description Returns one monitor of the workspace. A monitor that does not exist, was deleted, or belongs to
          *     another workspace is 404 `NOT_FOUND`. A malformed `id` is 400. The webhook secret is never
-         *     included.
+         *     included. A monitor whose subject was withdrawn under a privacy request is inactive, with
+         *     `subject_url` and `label` null (see the `WithdrawnSubject` example).
          */
         get: operations["getMonitor"];
         put?: never;
@@ -1262,6 +1276,11 @@ export interface paths {
          *     with both the new and the previous secret (two `v1,` signatures), so a receiver can switch
          *     without losing events. A monitor of another workspace is 404.
          *
+         *     One rotation at a time: while the secret replaced by the last rotation still signs (24 hours),
+         *     another rotation is 409 `SECRET_ROTATION_IN_PROGRESS` and changes nothing. So every secret this
+         *     operation returns signs deliveries, and keeps signing until 24 hours after it is replaced; of
+         *     concurrent rotations of one monitor exactly one answers 200.
+         *
          *     Authenticated by the dashboard's session cookie or by an API key (owner or member). With the session
          *     cookie the `Origin` header must be this server's origin.
          */
@@ -1323,6 +1342,9 @@ export interface paths {
          *     delivery path: the same signature with the monitor's secret (two signatures during a secret
          *     rotation), the same address checks at connect time, the same retries. Follow it with
          *     `GET /monitors/{id}/deliveries`.
+         *
+         *     A monitor whose subject was withdrawn under a privacy request (`subject_url: null`) sends no test:
+         *     451 `DATA_SUBJECT_BLOCKED` (a test payload names its subject).
          *
          *     A test may be sent to a deactivated monitor (`active: false`): it is attempted like the others,
          *     and a 2xx answer reactivates the monitor, so a receiver that was fixed can be brought back without
@@ -1717,7 +1739,7 @@ export interface components {
             remaining: number;
             /**
              * Format: date-time
-             * @description Absolute time (UTC) at which the current window resets.
+             * @description Absolute time (UTC) at which the current window resets (its requests start to weigh less). In a 429 answer, for the window that refused the request: the earliest time a request will be admitted again (the instant `Retry-After` rounds up to).
              */
             reset_at: string;
         };
@@ -1761,6 +1783,7 @@ export interface components {
          *     | 405 | `METHOD_NOT_ALLOWED` | known path, method not offered on it |
          *     | 409 | `MONITOR_LIMIT_REACHED` | the workspace already has 1000 monitors |
          *     | 409 | `SECRET_ALREADY_REVEALED` | a monitor's webhook secret was already revealed once |
+         *     | 409 | `SECRET_ROTATION_IN_PROGRESS` | a monitor's secret was rotated less than 24 h ago (its replaced secret still signs) |
          *     | 409 | `DELIVERY_NOT_FAILED` | redelivery of a monitor delivery that is not `failed` |
          *     | 409 | `IDEMPOTENCY_KEY_IN_PROGRESS` | realtime: a call with the same `Idempotency-Key` is still being answered |
          *     | 413 | `PAYLOAD_TOO_LARGE` | JSON body over 1 MiB |
@@ -1774,7 +1797,7 @@ export interface components {
          *     | 503 | `SERVICE_UNAVAILABLE` | the database is unreachable or did not answer in time; see `Retry-After` |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "SECRET_ROTATION_IN_PROGRESS" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
         /** @description Body of every error response. */
         ErrorResponse: {
             /** @description Human-readable explanation; for 400 it names the offending parameter. The wording may change at any time: do not parse it. */
@@ -2243,7 +2266,7 @@ export interface components {
          * @default 25
          */
         PageSize: number;
-        /** @description Opaque cursor from a previous page's `next_cursor`: asks for the page after that one, by the sort key of its last row (keyset paging). Cursors have no page cap and stay valid across restarts; a row that is neither inserted nor deleted nor re-sorted during the walk is seen exactly once. A cursor is bound to the query that produced it (operation and filters; `per_page` may change between pages): a malformed cursor, or one from another query, is a 400 `INVALID_CURSOR`. It cannot be combined with `page`. */
+        /** @description Opaque cursor from a previous page's `next_cursor`: asks for the page after that one, by the sort key of its last row (keyset paging). Cursors have no page cap and stay valid across restarts. Walk guarantee: a row that matches the query for the whole walk is returned exactly once, whatever the background refresh does meanwhile, in every list whose order is by `id` (searches without `query`, similar people, alumni: the lists to export with), since an id never changes; no list is ordered by `fetched_at`, so re-verifying a record never moves it. In a list ordered by a record's content (relevance, band and name, a start or end date), a row whose ordering field itself changes during the walk may be seen twice or not at all. A cursor is bound to the query that produced it (operation and filters; `per_page` may change between pages): a malformed cursor, or one from another query, is a 400 `INVALID_CURSOR`. It cannot be combined with `page`. */
         Cursor: string;
         /**
          * @description A change event a monitor can subscribe to. Person monitors accept the `person.*` events,
@@ -2441,7 +2464,7 @@ export interface components {
         SeniorityFilter: components["schemas"]["Seniority"] | components["schemas"]["Seniority"][];
         /** @description People search filters. Every filter is optional and filters combine with AND; an empty object lists every indexed person. Unknown fields are rejected with 400. */
         SearchPeopleRequest: {
-            /** @description Full-text search over name, title and company: every word must occur as a whole word in one of them (web-search syntax: quoted phrases, `or`, `-word`). Orders the results by relevance (name over title over company) when it matches at most 1,000 people, else by most recently verified; without it results are ordered by most recently verified (`fetched_at` descending). */
+            /** @description Full-text search over name, title and company: every word must occur as a whole word in one of them (web-search syntax: quoted phrases, `or`, `-word`). Orders the results by relevance (name over title over company) when it matches at most 1,000 people, else by `id`; without it results are ordered by `id`, a key the refresh never moves (so a cursor walk sees every match exactly once). */
             query?: string;
             /** @description Job title keywords; space-separated words are matched independently (OR) and case-insensitively against the current title, each as a whole word of it (`engineer` does not match `Engineering`). */
             title?: string;
@@ -3141,10 +3164,10 @@ export interface components {
             type: components["schemas"]["MonitorType"];
             /**
              * Format: uri
-             * @description Canonical URL of the monitored profile or company page (`https://www.linkedin.com/in/<slug>` or `https://www.linkedin.com/company/<slug>`), built from the slug of the `subject_url` sent at creation.
+             * @description Canonical URL of the monitored profile or company page (`https://www.linkedin.com/in/<slug>` or `https://www.linkedin.com/company/<slug>`), built from the slug of the `subject_url` sent at creation. `null` once the subject was withdrawn under a privacy request (GDPR / CCPA): the monitor is then inactive for good, its label is erased too, and it only remains so that the workspace sees what happened; delete it when convenient.
              */
-            subject_url: string;
-            /** @description Human-readable label; null when none was given. */
+            subject_url: string | null;
+            /** @description Human-readable label; null when none was given, and once the subject was withdrawn (a label may name the person). */
             label: string | null;
             /**
              * Format: uri
@@ -3153,7 +3176,7 @@ export interface components {
             webhook_url: string;
             /** @description Subscribed event types (all events of the type when none were chosen at creation). */
             events: components["schemas"]["MonitorEvent"][];
-            /** @description Whether change events are delivered. A new monitor is active. The service deactivates it (`false`) when its receiver answers 410 Gone or when its deliveries have all failed for 5 days; a 2xx answer to `POST /monitors/{id}/test` or to a redelivery makes it active again. Pausing is not offered by the API. */
+            /** @description Whether change events are delivered. A new monitor is active. The service deactivates it (`false`) when its receiver answers 410 Gone or when its deliveries have all failed for 5 days; a 2xx answer to `POST /monitors/{id}/test` or to a redelivery makes it active again. A monitor whose subject was withdrawn under a privacy request (`subject_url: null`) is deactivated for good: nothing about the subject is delivered after the withdrawal, and a test or redelivery never reactivates it. Pausing is not offered by the API. */
             readonly active: boolean;
             /** Format: date-time */
             readonly created_at: string;
@@ -3177,7 +3200,7 @@ export interface components {
              * @description HTTPS URL that receives change events, without a user name or password. It must not point to a private or internal address (loopback, RFC 1918, link-local, carrier-grade NAT, 0.0.0.0/8, broadcast, multicast, documentation and benchmarking ranges, IPv6 loopback, link-local, unique local, NAT64, 6to4, Teredo, IPv4-mapped IPv6, alternative IPv4 encodings, or a host name resolving to any of these or not resolving at all); such a URL is a 400 `VALIDATION_ERROR` whose message says why. The check is repeated on the address dialled at every delivery.
              */
             webhook_url: string;
-            /** @description Optional human-readable label. */
+            /** @description Optional human-readable label. Control characters, line and paragraph separators and bidirectional formatting characters (such as U+202E) are refused with a 400 `VALIDATION_ERROR`, as in workspace and member names. */
             label?: string | null;
             /** @description Event types to subscribe to; each must belong to `type` (a `company.*` event on a person monitor is a 400). When omitted, all events available for the type are subscribed. */
             events?: components["schemas"]["MonitorEvent"][];
@@ -3508,7 +3531,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The workspace has no active license (`LICENSE_INACTIVE`): it is inactive or expired. Every authenticated operation answers this until the license is renewed. */
+        /** @description The workspace has no active license (`LICENSE_INACTIVE`): it is inactive or expired. Every authenticated operation answers this until the license is renewed. Meanwhile the workspace's webhook deliveries are paused (kept, not attempted) and go out once it is active again. */
         LicenseInactive: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -3546,6 +3569,18 @@ export interface components {
         };
         /** @description The request is malformed (`VALIDATION_ERROR`): a parameter or body field is missing, has the wrong type or is out of bounds, the JSON is malformed, or the body has an unknown field. The message names the parameter. Lists answer `INVALID_CURSOR` for a `cursor` that is malformed or belongs to another query (another operation or other filters): start the walk again without it. Do not retry unchanged. */
         BadRequestList: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description `ORIGIN_NOT_ALLOWED`: a state-changing call made with the dashboard's session cookie that does not come from this server's own origin (`PUBLIC_URL`, else the scheme and host the request was sent to): its `Origin` is another origin or `null`, or, without `Origin`, `Sec-Fetch-Site` is not `same-origin` or `Referer` is another origin, or none of the three is sent. Calls with an `Authorization` header are never refused this way. */
+        OriginNotAllowed: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3604,7 +3639,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The live source could not be reached or did not answer in time (`LIVE_SOURCE_UNAVAILABLE`), or the service's database could not (`SERVICE_UNAVAILABLE`, with `Retry-After`). The call is not metered. Retry later, or use the cached lookup. */
+        /** @description The live source could not be reached or did not answer in time, or this server already has as many live fetches in flight and waiting as `LIVE_SOURCE_CONCURRENCY` and `LIVE_SOURCE_QUEUE` allow (`LIVE_SOURCE_UNAVAILABLE`, answered at once in that case), or the service's database could not (`SERVICE_UNAVAILABLE`, with `Retry-After`). The call is not metered. Retry later, or use the cached lookup. */
         LiveSourceUnavailable: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -3647,6 +3682,18 @@ export interface components {
         };
         /** @description The monitor's webhook secret was already revealed (`SECRET_ALREADY_REVEALED`): it is shown exactly once. Rotate it (`POST /workspace/monitors/{id}/secret/rotate`) to get a new one. */
         SecretAlreadyRevealed: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The monitor's secret was rotated less than 24 hours ago (`SECRET_ROTATION_IN_PROGRESS`): the secret that rotation replaced still signs deliveries until its `previous_secret_valid_until`, and a second rotation would stop it early. One rotation at a time, so every secret handed out keeps signing until 24 hours after it is replaced; of concurrent rotations exactly one answers 200. */
+        SecretRotationInProgress: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3706,7 +3753,7 @@ export interface components {
          * @example 25
          */
         PerPage: components["schemas"]["PageSize"];
-        /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+        /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
         Cursor: components["schemas"]["Cursor"];
         /**
          * @description Look-back window in whole months, counted back from the current calendar month (UTC): a role whose start month falls within the last `within_months` months, the current month included, qualifies. Roles with an unknown start month are placed in January of their start year.
@@ -3844,7 +3891,7 @@ export interface components {
          */
         RateLimitPolicy: string;
         /**
-         * @description The state of the tighter of the applicable windows (IETF draft-ietf-httpapi-ratelimit-headers): `r` is the number of requests remaining and `t` the seconds until that window resets. The full state of every window is in the `quotas` object of the body.
+         * @description The state of the tighter of the applicable windows (IETF draft-ietf-httpapi-ratelimit-headers): `r` is the number of requests remaining and `t` the seconds until that window resets (in a 429 answer: until a request will be admitted again, as `Retry-After`). The full state of every window is in the `quotas` object of the body.
          * @example "workspace";r=497;t=42
          */
         RateLimit: string;
@@ -4106,7 +4153,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4166,7 +4213,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4226,7 +4273,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4286,7 +4333,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4346,6 +4393,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4383,6 +4431,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4420,6 +4469,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4445,7 +4495,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4634,7 +4684,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4696,6 +4746,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4721,7 +4772,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4771,7 +4822,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4864,7 +4915,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -4914,7 +4965,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -5110,7 +5161,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -5201,6 +5252,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             409: components["responses"]["MonitorLimitReached"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5241,6 +5293,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -5315,6 +5368,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -5432,7 +5486,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -5548,7 +5602,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -5726,6 +5780,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["SecretRotationInProgress"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5744,7 +5799,7 @@ export interface operations {
                  * @example 25
                  */
                 per_page?: components["parameters"]["PerPage"];
-                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -5812,8 +5867,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5854,6 +5911,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["DeliveryNotFailed"];
             429: components["responses"]["TooManyRequests"];

@@ -20,6 +20,9 @@ import * as listSpeedStats from './20261202000310_list_speed_stats';
 import * as importRuleSpeed from './20261202000400_import_rule_speed';
 import * as importPositionFacts from './20261203000100_import_position_facts';
 import * as countIndexOnly from './20261203000200_count_index_only';
+import * as realtimeFetchLeases from './20261204000100_realtime_fetch_leases';
+import * as withdrawalCopies from './20261204000200_withdrawal_copies';
+import * as walkOrder from './20261204000500_walk_order';
 import * as eventFeed from './20261204002300_event_feed';
 
 interface Migration {
@@ -45,6 +48,9 @@ const migrations: Record<string, Migration> = {
   '20261202000400_import_rule_speed': importRuleSpeed,
   '20261203000100_import_position_facts': importPositionFacts,
   '20261203000200_count_index_only': countIndexOnly,
+  '20261204000100_realtime_fetch_leases': realtimeFetchLeases,
+  '20261204000200_withdrawal_copies': withdrawalCopies,
+  '20261204000500_walk_order': walkOrder,
   '20261204002300_event_feed': eventFeed,
 };
 

@@ -30,8 +30,12 @@ const HIT = `json_build_object(
   'hq_city', r->'hq_city', 'hq_country_code', r->'hq_country_code', 'founded_year', r->'founded_year',
   'fetched_at', r->'fetched_at')`;
 
-/** Companies without a query: largest first (unknown headcount last), then id. */
-const COMPANY_ORDER: OrderTerm[] = [term('c.staff_count', 'desc', 'integer', { nullable: true }), term('c.id', 'asc', 'uuid')];
+/**
+ * Companies without a query: by id, a key the refresh never moves. Not by headcount: the refresh
+ * rewrites `staff_count` whenever the source's changes, and a cursor walk in that order missed or
+ * repeated every company whose headcount moved across its position (issue 20).
+ */
+const COMPANY_ORDER: OrderTerm[] = [term('c.id', 'asc', 'uuid')];
 
 export async function searchCompanies(db: Knex, c: CompanyCriteria, page: Page): Promise<ListResult<CompanySearchHit>> {
   const base = () => {

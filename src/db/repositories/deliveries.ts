@@ -89,6 +89,9 @@ export async function insertDeliveries(db: Knex | Knex.Transaction, rows: readon
   );
 }
 
+/** The license rule of the API's 402 (domain/auth/principal.ts licenseState), in SQL over `workspaces w`. */
+const LICENSE_IS_ACTIVE = `w.license_status = 'active' and (w.license_expires_at is null or w.license_expires_at > now())`;
+
 export interface ClaimedDelivery {
   id: string;
   monitor_id: string;
@@ -109,7 +112,9 @@ export interface ClaimedDelivery {
  * `perDestination` minus what this worker already has in flight (`inFlight`, host:port -> count)
  * per destination, so one busy receiver's backlog never fills a claim. Rows another worker is
  * claiming are skipped (SKIP LOCKED). Deliveries of an inactive monitor wait, except tests and
- * redeliveries.
+ * redeliveries. Every delivery of a workspace without an active license (inactive, or past its end
+ * date) waits (LICENSE_IS_ACTIVE): paused, not dropped, due again the moment the license is active
+ * again (issue 20: such a workspace still received deliveries while every call of its own was 402).
  */
 export async function claimDue(
   db: Knex,
@@ -127,9 +132,10 @@ export async function claimDue(
      candidates as (
        select c.id, c.next_attempt_at from dests cross join lateral (
          select d.id, d.next_attempt_at from monitor_deliveries d join monitors m on m.id = d.monitor_id
+           join workspaces w on w.id = m.workspace_id
          where d.destination = dests.destination and d.state = 'pending' and d.next_attempt_at <= now()
            and (d.lease_until is null or d.lease_until < now())
-           and (m.active or d.manual)
+           and (m.active or d.manual) and ${LICENSE_IS_ACTIVE}
          order by d.next_attempt_at
          limit greatest(?::int - coalesce((?::jsonb ->> dests.destination)::int, 0), 0)) c
        where dests.destination is not null),
@@ -200,7 +206,8 @@ export interface SuccessRecord {
 /**
  * Many 2xx at once (the worker gathers them for a few milliseconds): one statement records each
  * attempt whose lease `token` still holds, and clears or reactivates their monitors where that
- * changes something. Returns the ids recorded (a lost lease records nothing).
+ * changes something (never a monitor whose subject was withdrawn: its slug is null). Returns the ids
+ * recorded (a lost lease records nothing).
  */
 export async function recordSuccesses(db: Knex, items: readonly SuccessRecord[]): Promise<Set<string>> {
   if (!items.length) return new Set();
@@ -213,7 +220,7 @@ export async function recordSuccesses(db: Knex, items: readonly SuccessRecord[])
        from input i where md.id = i.id and md.lease_token = i.token
        returning md.id, md.monitor_id, i.reactivate),
      m as (
-       update monitors mo set failing_since = null, active = mo.active or x.reactivate
+       update monitors mo set failing_since = null, active = mo.active or (x.reactivate and mo.subject_slug is not null)
        from (select monitor_id, bool_or(reactivate) as reactivate from d group by monitor_id) x
        where mo.id = x.monitor_id and (mo.failing_since is not null or (x.reactivate and not mo.active))
        returning mo.id)

@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 
 export interface IdempotencyRow {
   request_hash: string;
-  state: 'pending' | 'done';
+  /** `withdrawn`: the answer was erased because its subject was withdrawn (privacy request). */
+  state: 'pending' | 'done' | 'withdrawn';
   response: string | null;
 }
 
@@ -31,14 +32,17 @@ export async function findKey(db: Knex, workspaceId: string, key: string): Promi
   return db('idempotency_keys').where({ workspace_id: workspaceId, key }).first('request_hash', 'state', 'response');
 }
 
-/** Stores the answer; called in the transaction that meters it. */
-export async function completeKey(trx: Knex | Knex.Transaction, workspaceId: string, key: string, response: string): Promise<void> {
-  await trx('idempotency_keys').where({ workspace_id: workspaceId, key }).update({ state: 'done', response });
-}
-
 /** Frees a key whose call ended without a metered answer. */
 export async function releaseKey(db: Knex, workspaceId: string, key: string): Promise<void> {
   await db('idempotency_keys').where({ workspace_id: workspaceId, key, state: 'pending' }).delete();
+}
+
+/**
+ * Withdrawal of a subject (lake/suppression.ts, in its transaction): every stored answer about it
+ * is erased; the keys stay bound to their parameters, as `withdrawn`. Returns the number erased.
+ */
+export async function withdrawAnswersAbout(trx: Knex.Transaction, subjectId: string): Promise<number> {
+  return trx('idempotency_keys').where('subject_id', subjectId).update({ state: 'withdrawn', response: null, subject_id: null });
 }
 
 export async function deleteExpiredKeys(db: Knex, ttlSeconds: number): Promise<number> {

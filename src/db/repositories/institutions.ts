@@ -1,6 +1,6 @@
 /** SQL of the institutions operations: listAlumni. */
 import type { Knex } from 'knex';
-import { hasSchool, listPersons, RECENT_ORDER, type PersonSearchHit } from './personHits';
+import { hasSchool, listPersons, ID_ORDER, type PersonSearchHit } from './personHits';
 import type { ListResult, Page } from './pages';
 
 export function listAlumni(db: Knex, school: string, page: Page): Promise<ListResult<PersonSearchHit>> {
@@ -8,7 +8,7 @@ export function listAlumni(db: Knex, school: string, page: Page): Promise<ListRe
     db,
     {
       where: (qb) => qb.whereExists(hasSchool(school)),
-      order: RECENT_ORDER,
+      order: ID_ORDER,
       // Education rows go with their person (on delete cascade), so they alone give the count.
       matches: () => db('person_educations').whereRaw('lower(school_name) = lower(?)', [school]).distinct('person_id'),
     },

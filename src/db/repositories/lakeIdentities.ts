@@ -9,6 +9,7 @@
  */
 import type { Knex } from 'knex';
 import type { LakeKind } from '../../model/records';
+import { hasIdentifierTable } from './lakeIdentifiers';
 
 export async function storedIdentities(
   db: Knex,
@@ -18,7 +19,10 @@ export async function storedIdentities(
   if (!keys.ids.length && !keys.usernames.length && !keys.companyIds?.length) return [];
   if (kind === 'person') {
     const { rows } = await db.raw<{ rows: { id: string; username: string }[] }>(
-      'select id, username from persons where username = any(?::text[])',
+      // Distributed layout: the identifier table answers from the usernames' shards only.
+      (await hasIdentifierTable(db))
+        ? "select subject_id as id, value as username from lake_identifiers where value = any(?::text[]) and kind = 'person:username'"
+        : 'select id, username from persons where username = any(?::text[])',
       [keys.usernames as string[]],
     );
     return rows.map((r) => [`id:${r.id.toLowerCase()}`, `username:${r.username}`]);

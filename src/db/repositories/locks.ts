@@ -46,3 +46,24 @@ export async function lockKeysInOrder(trx: Knex.Transaction, texts: readonly str
 
 /** PostgreSQL's lock_not_available: a lock wait ran past its lock_timeout. */
 export const isLockTimeout = (err: unknown) => (err as { code?: string })?.code === '55P03';
+
+/** PostgreSQL's deadlock_detected, also what Citus raises when it cancels a distributed deadlock. */
+export const isDeadlock = (err: unknown) => (err as { code?: string })?.code === '40P01';
+
+/**
+ * Runs `fn` (a whole transaction) again when PostgreSQL chose it as a deadlock's victim, up to
+ * `attempts` times, after a short random pause so the two sides do not meet again. On Citus the
+ * parallel per-shard execution of two multi-shard statements can lock rows of different shards in
+ * different orders (a distributed deadlock, which Citus detects and cancels); the transaction was
+ * rolled back whole, so running it again is safe.
+ */
+export async function retryOnDeadlock<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isDeadlock(err) || attempt >= attempts) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.floor(Math.random() * 80 * attempt)));
+    }
+  }
+}

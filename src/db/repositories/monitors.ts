@@ -8,7 +8,8 @@ export interface MonitorRow {
   id: string;
   workspace_id: string;
   type: 'person' | 'company';
-  subject_slug: string;
+  /** Null once the subject was withdrawn (privacy request): see withdrawSubjectMonitors. */
+  subject_slug: string | null;
   label: string | null;
   webhook_url: string;
   events: string[];
@@ -90,17 +91,27 @@ export async function secretState(db: Knex, id: string): Promise<{ revealed: boo
 
 /**
  * Rotation: the current secret becomes the previous one (signing until `previousExpiresInSeconds`
- * from now), `ciphertext` the current one, revealed at once. Undefined when the monitor is unknown.
+ * from now), `ciphertext` the current one, revealed at once; only when no earlier rotation's
+ * previous secret still signs. Concurrent rotations queue on the row's lock and each re-checks
+ * that condition on the row the one before it left, so exactly one of them rotates.
+ * `in_progress` says until when the replaced secret signs; `not_found`: unknown monitor.
  */
-export async function rotateSecret(db: Knex, id: string, ciphertext: string, previousExpiresInSeconds: number): Promise<boolean> {
+export async function rotateSecret(
+  db: Knex,
+  id: string,
+  ciphertext: string,
+  previousExpiresInSeconds: number,
+): Promise<{ outcome: 'rotated' } | { outcome: 'in_progress'; until: Date } | { outcome: 'not_found' }> {
   const { rowCount } = await db.raw<{ rowCount: number }>(
     `update monitors set previous_secret_ciphertext = secret_ciphertext,
        previous_secret_expires_at = now() + make_interval(secs => ?),
        secret_ciphertext = ?, secret_revealed_at = now()
-     where id = ?`,
+     where id = ? and (previous_secret_expires_at is null or previous_secret_expires_at <= now())`,
     [previousExpiresInSeconds, ciphertext, id],
   );
-  return (rowCount ?? 0) > 0;
+  if ((rowCount ?? 0) > 0) return { outcome: 'rotated' };
+  const row = await db('monitors').select('previous_secret_expires_at').where({ id }).first();
+  return row ? { outcome: 'in_progress', until: row.previous_secret_expires_at as Date } : { outcome: 'not_found' };
 }
 
 /** The ciphertexts of the secrets that sign a delivery now: the current one, and the previous one during a rotation. */
@@ -111,4 +122,30 @@ export async function signingSecrets(db: Knex, id: string): Promise<string[] | u
     .first();
   if (!row) return undefined;
   return row.previous ? [row.secret_ciphertext, row.previous] : [row.secret_ciphertext];
+}
+
+/**
+ * Withdrawal of a subject (lake/suppression.ts, in its transaction): its monitors, in every
+ * workspace, are deactivated and lose the slug and the label (which may name the person); their
+ * deliveries (tests included, whose subject id is not set) are cancelled if still sendable, and every
+ * stored payload loses its diff and subject. A monitor without a subject is never reactivated
+ * (deliveries.ts recordSuccesses). Returns the monitors' ids.
+ */
+export async function withdrawSubjectMonitors(trx: Knex.Transaction, type: 'person' | 'company', slugs: readonly string[]): Promise<string[]> {
+  if (!slugs.length) return [];
+  const { rows } = await trx.raw<{ rows: { id: string }[] }>(
+    `with m as (
+       update monitors set active = false, subject_slug = null, label = null
+        where type = ? and subject_slug = any(?::text[])
+        returning id),
+     d as (
+       update monitor_deliveries set
+         state = case when state in ('pending', 'failed') then 'cancelled' else state end,
+         next_attempt_at = null, completed_at = coalesce(completed_at, now()), lease_token = null, lease_until = null,
+         body = (body::jsonb || '{"diff": null, "subject": null}'::jsonb)::text
+        where monitor_id in (select id from m))
+     select id from m`,
+    [type, [...new Set(slugs)]] as unknown as Knex.RawBinding[],
+  );
+  return rows.map((r) => r.id);
 }

@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { PersonKeyColumn } from './personRecords';
-import { listPersons, hasSchool, pageAfterTotal, RECENT_ORDER, STARTED_ORDER, type PersonSearchHit } from './personHits';
+import { listPersons, hasSchool, pageAfterTotal, ID_ORDER, STARTED_ORDER, type PersonSearchHit } from './personHits';
 import {
   boundedCount,
   pageQuery,
@@ -70,14 +70,16 @@ const rankOrder = (query: string): OrderTerm[] => [
 export const WALK_IN_ORDER = 'set local enable_bitmapscan = off; set local enable_seqscan = off';
 
 /**
- * People search. Without `query`, most recently verified first (the recency index, walked until
- * the page is full). With `query`, the matches are counted first (up to TEXT_TOTAL_BOUND, as with
- * `title`), and the count chooses the order (issue 14):
+ * People search. Without `query`, in id order (personHits.ts ID_ORDER: a key the refresh never
+ * moves, so a cursor walk sees every row exactly once; the primary key walked until the page is
+ * full, or an index ending in the id for the common filters, migration 20261204000100). With
+ * `query`, the matches are counted first (up to TEXT_TOTAL_BOUND, as with `title`), and the count
+ * chooses the order (issue 14):
  *
  * - up to TEXT_TOTAL_BOUND matches: by relevance (ts_rank), which ranks every match, so at most
  *   TEXT_TOTAL_BOUND rows are visited and sorted;
  * - more: ranking would visit every match (31,000 for a company name on a 1M lake: 760 ms), so
- *   they come most recently verified first, walking the recency index until the page is full:
+ *   they come in id order, walking the primary key until the page is full:
  *   with more than TEXT_TOTAL_BOUND matches in a lake of n, a page of k costs about k * n /
  *   TEXT_TOTAL_BOUND row visits at worst. The page query runs under WALK_IN_ORDER: the planner's
  *   estimate for words that occur together (a company's name) is far too low (200 estimated for
@@ -104,7 +106,7 @@ export async function searchPeople(db: Knex, c: PersonCriteria, page: Page): Pro
     else if (pastCompany !== undefined) qb.whereExists(workedAt('lower(x.company_name) = lower(?)', pastCompany));
   };
   const bound = c.query !== undefined || c.titleWords !== undefined ? TEXT_TOTAL_BOUND : TOTAL_BOUND;
-  if (c.query === undefined) return listPersons(db, { where, order: RECENT_ORDER, totalBound: bound }, page);
+  if (c.query === undefined) return listPersons(db, { where, order: ID_ORDER, totalBound: bound }, page);
 
   const base = (conn: Knex) => {
     const qb = conn.from('persons as p');
@@ -112,15 +114,15 @@ export async function searchPeople(db: Knex, c: PersonCriteria, page: Page): Pro
     return qb;
   };
   const total = totalOf((await boundedCount(db, base(db).select(db.raw('1')), bound)) as { count: number }[], bound);
-  // A cursor's key starts with the order its first page was given in ('rank' or 'recent'), and
+  // A cursor's key starts with the order its first page was given in ('rank' or 'id'), and
   // goes on in it whatever the count says now.
   let ranked = total.totalRelation === 'eq';
   if (page.after) {
-    if (page.after[0] !== 'rank' && page.after[0] !== 'recent') throw new SortKeyMismatch();
+    if (page.after[0] !== 'rank' && page.after[0] !== 'id') throw new SortKeyMismatch();
     ranked = page.after[0] === 'rank';
   }
   const inner: Page = { ...page, after: page.after?.slice(1) };
-  const order = ranked ? rankOrder(c.query) : RECENT_ORDER;
+  const order = ranked ? rankOrder(c.query) : ID_ORDER;
   const rows = ranked
     ? pageQuery(db, base(db).select('p.id'), order, inner)
     : db.transaction(async (trx) => {
@@ -128,7 +130,7 @@ export async function searchPeople(db: Knex, c: PersonCriteria, page: Page): Pro
         return pageQuery(trx, base(trx).select('p.id'), order, inner);
       });
   const result = await pageAfterTotal<PersonSearchHit>(db, rows, order, inner, total);
-  return { ...result, next: result.next && [ranked ? 'rank' : 'recent', ...result.next] };
+  return { ...result, next: result.next && [ranked ? 'rank' : 'id', ...result.next] };
 }
 
 /** Same band, industry and country as the subject; a criterion the subject has no value for is left out. */
@@ -142,7 +144,7 @@ export function listSimilarPeople(db: Knex, subject: SubjectRow, page: Page): Pr
         if (subject.seniority !== null) qb.where('p.seniority', subject.seniority);
         qb.whereNot('p.id', subject.id);
       },
-      order: RECENT_ORDER,
+      order: ID_ORDER,
     },
     page,
   );

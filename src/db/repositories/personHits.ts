@@ -144,7 +144,13 @@ export const STAFF_ORDER: OrderTerm[] = [
   term('p.full_name collate "C"', 'asc', 'text'),
   term('p.id', 'asc', 'uuid'),
 ];
-export const RECENT_ORDER: OrderTerm[] = [term('p.fetched_at', 'desc', 'timestamptz'), term('p.id', 'asc', 'uuid')];
+/**
+ * The order of lists that have no order of their own (a search without `query`, similar people,
+ * alumni): the person's id, which never changes. Never the verification time (`fetched_at`): the
+ * refresh moves it on every re-verification, and a cursor walk in that order missed every row
+ * re-verified ahead of it (issue 20). In id order a row keeps its place whatever the refresh does.
+ */
+export const ID_ORDER: OrderTerm[] = [term('p.id', 'asc', 'uuid')];
 /** Lists whose filter keeps current_started_on non-null (a window start). */
 export const STARTED_ORDER: OrderTerm[] = [term('p.current_started_on', 'desc', 'date'), term('p.id', 'asc', 'uuid')];
 

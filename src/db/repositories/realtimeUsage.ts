@@ -24,7 +24,7 @@ export interface UsageRow {
   costUsd: string;
 }
 
-/** Called inside the transaction of the metered answer's effect. */
+/** One usage row (one statement: it commits on its own). */
 export async function insertUsage(db: Knex | Knex.Transaction, row: UsageRow): Promise<void> {
   await db('realtime_usage').insert({
     workspace_id: row.workspaceId,
@@ -32,4 +32,24 @@ export async function insertUsage(db: Knex | Knex.Transaction, row: UsageRow): P
     operation_id: row.operationId,
     cost_usd: row.costUsd,
   });
+}
+
+/**
+ * Meters one answer and, for a call with an Idempotency-Key, stores the answer under its key: one
+ * statement, so both are written or neither (the key's row was claimed by the call as pending).
+ * `subjectId` is the lake id of the answered record (a withdrawal erases the stored answer by it).
+ */
+export async function insertUsageWithAnswer(
+  db: Knex | Knex.Transaction,
+  row: UsageRow,
+  answer: { key: string; response: string; subjectId: string },
+): Promise<void> {
+  await db.raw(
+    `with usage as (
+       insert into realtime_usage (workspace_id, account_id, operation_id, cost_usd) values (?, ?, ?, ?)
+     )
+     update idempotency_keys set state = 'done', response = ?, subject_id = ?
+      where workspace_id = ? and key = ?`,
+    [row.workspaceId, row.accountId, row.operationId, row.costUsd, answer.response, answer.subjectId, row.workspaceId, answer.key],
+  );
 }

@@ -3,6 +3,7 @@
  * lake record, claimed by workers with an `UPDATE ... RETURNING` that writes a lease (claimDue). Plain values in, plain rows out.
  */
 import type { Knex } from 'knex';
+import { lockKeysInOrder, retryOnDeadlock } from './locks';
 
 export type QueueKind = 'person' | 'company';
 
@@ -44,19 +45,28 @@ export async function claimDue(db: Knex, kind: QueueKind, opts: ClaimOptions): P
     // condition re-checks the lease. A worker claiming the same rows at the same moment waits for
     // the other's UPDATE, and PostgreSQL then re-evaluates that condition on the rows it leased
     // (READ COMMITTED), so it skips them: no row is ever held by two workers.
-    const { rows } = await db.raw<{ rows: ClaimedRow[] }>(
-      `with claimed as (
-         update ${t.queue} q set lease_token = ?, lease_until = now() + make_interval(secs => ?)
-         where q.${t.key} in (
-             select ${t.key} from ${t.queue}
-             where checked_at < ? ${watched} and (lease_until is null or lease_until < now())
-             order by checked_at limit ?)
-           and (q.lease_until is null or q.lease_until < now())
-         returning q.${t.key} as id)
-       select l.id, l.username, ${kind === 'company' ? 'l.company_id::text' : 'null'} as company_id
-       from ${t.lake} l where l.id in (select id from claimed)`,
-      [opts.token, opts.leaseSeconds, dueBefore, limit],
-    );
+    // One claim of a kind at a time (an advisory lock, held to the claim's commit): the next one
+    // then sees its leases and picks other rows. On Citus two claims of the same rows would run on
+    // the shards in parallel and lock them in different orders: a distributed deadlock (seen in
+    // test/citus/distributed.test.ts before this lock).
+    const rows = await retryOnDeadlock(() => db.transaction(async (trx) => {
+      await lockKeysInOrder(trx, [`claim:${kind}`]);
+      return (
+        await trx.raw<{ rows: ClaimedRow[] }>(
+        `with claimed as (
+           update ${t.queue} q set lease_token = ?, lease_until = now() + make_interval(secs => ?)
+           where q.${t.key} in (
+               select ${t.key} from ${t.queue}
+               where checked_at < ? ${watched} and (lease_until is null or lease_until < now())
+               order by checked_at limit ?)
+             and (q.lease_until is null or q.lease_until < now())
+           returning q.${t.key} as id)
+         select l.id, l.username, ${kind === 'company' ? 'l.company_id::text' : 'null'} as company_id
+         from ${t.lake} l where l.id in (select id from claimed)`,
+        [opts.token, opts.leaseSeconds, dueBefore, limit],
+        )
+      ).rows;
+    }));
     return rows;
   };
   const first = await claim('watched', opts.limit, opts.watchedDueBefore);

@@ -4,6 +4,7 @@
  */
 import { canonicalCompanyId, isNumericId, type CompanyKey, type PersonKey } from '../../model/identifiers';
 import { validationError } from '../errors';
+import { hasNul } from '../text';
 
 /** Hosts of the upstream network; country subdomains (uk., de., ...) and www. are accepted too. */
 const NETWORK_DOMAIN = 'linkedin.com';
@@ -77,7 +78,10 @@ function rawSlugFromNetworkUrl(text: string, section: 'in' | 'company'): string 
     return undefined;
   }
   slug = slug.trim();
-  return slug && !/[\s/]/.test(slug) ? slug : undefined;
+  // `%00` decodes to NUL, which no username holds and PostgreSQL refuses (text.ts): not a profile
+  // URL, so the caller's 400 names its parameter (and a bulk item fails alone), instead of a
+  // database error naming nothing.
+  return slug && !/[\s/]/.test(slug) && !hasNul(slug) ? slug : undefined;
 }
 
 /** A username key from a profile URL, with its legacy form; undefined when it is not such a URL. */

@@ -8,6 +8,8 @@ import type { Knex } from 'knex';
 import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records';
 import { deleteCompany, findCompanyRecord } from '../../db/repositories/companyRecords';
 import { deletePerson, findPersonRecord } from '../../db/repositories/personRecords';
+import { withdrawAnswersAbout } from '../../db/repositories/idempotencyKeys';
+import { withdrawSubjectMonitors } from '../../db/repositories/monitors';
 import { insertSuppressions, isSuppressed } from '../../db/repositories/suppressions';
 import { AppError } from '../errors';
 import { forgetChangesOf } from './write/changes';
@@ -90,9 +92,18 @@ export const dataSubjectBlocked = () =>
     'This record was withdrawn under a privacy request (GDPR / CCPA) and is no longer served.',
   );
 
+/** Whether any identifier of this record was withdrawn (a stored copy of it must not be served). */
+export async function isRecordWithdrawn(db: Knex, kind: LakeKind, record: PersonRecord | CompanyRecord): Promise<boolean> {
+  return isSuppressed(db, kind === 'person' ? personDigests(record as PersonRecord) : companyDigests(record as CompanyRecord));
+}
+
+/** Whether the identifier belongs to a withdrawn record. Asked after a lookup found nothing. */
+export const isWithdrawn = (db: Knex, kind: LakeKind, key: PersonKey | CompanyKey): Promise<boolean> =>
+  isSuppressed(db, keyDigests(kind, key));
+
 /** Throws 451 when the identifier belongs to a withdrawn record. Called after a lookup found nothing. */
 export async function assertNotWithdrawn(db: Knex, kind: LakeKind, key: PersonKey | CompanyKey): Promise<void> {
-  if (await isSuppressed(db, keyDigests(kind, key))) throw dataSubjectBlocked();
+  if (await isWithdrawn(db, kind, key)) throw dataSubjectBlocked();
 }
 
 export interface SuppressionOutcome {
@@ -104,35 +115,34 @@ export interface SuppressionOutcome {
 }
 
 /**
- * Withdraws a record. When the record is not (yet) in the lake, the named identifier alone is
- * blocked, so the record is refused if it arrives later. Its change-log entries keep no personal
- * data (no diff, no subject id); its refresh queue row goes with the record.
+ * Withdraws a record, and every stored copy of it (the README's "What withdrawal erases" lists
+ * them): the lake row and the refresh queue row with it; the change log's diffs and subject id, and
+ * the queued webhook deliveries (refresh/changes.ts forgetChangesOf); the realtime answers stored
+ * under Idempotency-Keys; the monitors on the subject (deactivated, slug and label erased). When the
+ * record is not (yet) in the lake, the named identifier alone is blocked, so the record is refused
+ * if it arrives later, and the monitors named by it are withdrawn too. All in one transaction.
  */
 export async function suppress(db: Knex, kind: 'person', key: PersonKey): Promise<SuppressionOutcome>;
 export async function suppress(db: Knex, kind: 'company', key: CompanyKey): Promise<SuppressionOutcome>;
 export async function suppress(db: Knex, kind: LakeKind, key: PersonKey | CompanyKey): Promise<SuppressionOutcome> {
   return db.transaction(async (trx) => {
     const digests = keyDigests(kind, key);
-    let deletedId: string | null = null;
-    if (kind === 'person') {
-      const record = await findPersonRecord(trx, key.by as PersonKey['by'], key.value);
-      if (record) {
-        digests.push(...personDigests(record));
-        await deletePerson(trx, record.id);
-        await forgetChangesOf(trx, record.id);
-        deletedId = record.id;
-      }
-    } else {
-      const record = await findCompanyRecord(trx, key.by as CompanyKey['by'], key.value);
-      if (record) {
-        digests.push(...companyDigests(record));
-        await deleteCompany(trx, record.id);
-        await forgetChangesOf(trx, record.id);
-        deletedId = record.id;
-      }
+    // The slugs a monitor may hold for this subject: the named one, then the record's own.
+    const slugs = key.by === 'username' ? [key.value, ...(key.legacy === undefined ? [] : [key.legacy])] : [];
+    const record =
+      kind === 'person'
+        ? await findPersonRecord(trx, key.by as PersonKey['by'], key.value)
+        : await findCompanyRecord(trx, key.by as CompanyKey['by'], key.value);
+    if (record) {
+      digests.push(...(kind === 'person' ? personDigests(record as PersonRecord) : companyDigests(record as CompanyRecord)));
+      slugs.push(...nameKeys(kind, record).flatMap((k) => [k.value, ...(k.legacy === undefined ? [] : [k.legacy])]));
+      await (kind === 'person' ? deletePerson(trx, record.id) : deleteCompany(trx, record.id));
+      await forgetChangesOf(trx, record.id);
+      await withdrawAnswersAbout(trx, record.id);
     }
+    await withdrawSubjectMonitors(trx, kind, slugs);
     const all = unique(digests);
     await insertSuppressions(trx, kind, all);
-    return { kind, found: deletedId !== null, deleted_id: deletedId, identifiers_blocked: all.length };
+    return { kind, found: record !== undefined, deleted_id: record?.id ?? null, identifiers_blocked: all.length };
   });
 }

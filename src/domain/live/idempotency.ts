@@ -1,13 +1,16 @@
 /**
  * Idempotency-Key for the realtime operations (IETF draft "The Idempotency-Key HTTP Header
  * Field"): a key is bound to one workspace, one operation and one set of parameters for 24 hours.
- * Only metered answers are stored (in the transaction that meters them); after an error the key is
- * free again. A repeat with other parameters is 422, a repeat while the first call runs is 409.
+ * Only metered answers are stored (in the statement that meters them); after an error the key is
+ * free again. A repeat with other parameters is 422, a repeat while the first call runs is 409. A
+ * stored answer whose subject was later withdrawn is erased (lake/suppression.ts) and a repeat
+ * answers what a new call answers: 451.
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { claimKey, completeKey, findKey, releaseKey } from '../../db/repositories/idempotencyKeys';
+import { claimKey, findKey, releaseKey } from '../../db/repositories/idempotencyKeys';
 import { AppError } from '../errors';
+import { dataSubjectBlocked } from '../lake/suppression';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 /** A pending key older than this belongs to a call whose server died; a new call may take it. */
@@ -42,13 +45,11 @@ export async function claim(db: Knex, scope: IdempotencyScope): Promise<Claim> {
       'This Idempotency-Key was used with another operation or other parameters in the last 24 hours. Use a new key.',
     );
   }
+  if (row.state === 'withdrawn') throw dataSubjectBlocked();
   if (row.state === 'pending' || row.response === null) {
     throw new AppError('IDEMPOTENCY_KEY_IN_PROGRESS', 'A call with this Idempotency-Key is still in progress. Retry shortly.');
   }
   return { kind: 'replay', response: row.response };
 }
-
-export const complete = (trx: Knex | Knex.Transaction, scope: IdempotencyScope, response: string) =>
-  completeKey(trx, scope.workspaceId, scope.key, response);
 
 export const release = (db: Knex, scope: IdempotencyScope) => releaseKey(db, scope.workspaceId, scope.key).catch(() => undefined);

@@ -1,31 +1,45 @@
 /**
  * The realtime operations (enrichPersonRealtime, enrichCompanyRealtime): a record at least as fresh
  * as `max_age`, from the lake (`cache`) or from the live source (`live`, written back through the
- * lake writer). Every 200 answer is metered with one usage row, written in the transaction of the
- * answer's effect (the write-back, or the answer alone for a cache hit); nothing else is metered.
+ * lake writer). Every 200 answer is metered with exactly one usage row; nothing else is metered.
  *
- * Order of checks: Idempotency-Key replay; 451 for a withdrawn identifier (the source is never
- * asked); the lake copy and its age; then one live fetch per subject at a time: concurrent calls in
- * this process share it (Coalescer), and across instances an advisory lock makes the second one
- * wait and then find the first one's copy, fetched after it started, which it answers as `live`.
+ * A call, top to bottom (realtime()):
+ *   1. an Idempotency-Key already answered: that answer again, not metered; 451 when its subject
+ *      was withdrawn since (replay());
+ *   2. the lookup (lookUp()): the lake copy; 451 for a withdrawn identifier (the source is never
+ *      asked); a copy younger than `max_age` (`cache`); otherwise one live fetch (fetchOnce());
+ *   3. the outcome becomes the answer, or its error (answerOf(): one place for the messages);
+ *   4. the answer is metered (meter(): one statement, with the answer stored under the
+ *      Idempotency-Key; one place for the price).
+ *
+ * No database connection is held while the source is asked (issue 20): the copy is read, the fetch
+ * runs with nothing open, and the write-back is one short transaction. So calls waiting on a slow
+ * source are bounded by the source's policy alone (LIVE_SOURCE_CONCURRENCY in flight,
+ * LIVE_SOURCE_QUEUE waiting, beyond that 503 at once: resilience.ts), and lookups keep the pool.
+ * One fetch per subject: concurrent calls in this process share it (Coalescer); across instances
+ * the first takes a lease row (db/repositories/realtimeFetchLeases.ts) and the others poll for its
+ * copy, fetched after they started, which they answer as `live`.
  */
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records';
+import type { CompanyKey, PersonKey } from '../../model/identifiers';
 import { findCompanyCopy } from '../../db/repositories/companyRecords';
 import { findPersonCopy } from '../../db/repositories/personRecords';
-import { isLockTimeout, withTransactionLock } from '../../db/repositories/locks';
-import { insertUsage } from '../../db/repositories/realtimeUsage';
-import { REALTIME_UNIT_PRICE_DECIMAL } from '../account/account';
+import { endFetchLease, takeFetchLease, type LeaseCopy } from '../../db/repositories/realtimeFetchLeases';
+import { insertUsage, insertUsageWithAnswer } from '../../db/repositories/realtimeUsage';
+import { REALTIME_UNIT_PRICE_DECIMAL, REALTIME_UNIT_PRICE_USD } from '../account/account';
 import { AppError, notFound } from '../errors';
-import type { CompanyKey, PersonKey } from '../../model/identifiers';
 import { companyKeyFromQuery, personKeyFromQuery } from '../lake/identifiers';
-import { assertNotWithdrawn, dataSubjectBlocked } from '../lake/suppression';
+import { dataSubjectBlocked, isRecordWithdrawn, isWithdrawn } from '../lake/suppression';
 import { writeRecords } from '../lake/write/writer';
 import type { Coalescer } from './coalesce';
-import { claim, complete, release, requestHash, type IdempotencyScope } from './idempotency';
-import type { CompanyRef, LiveResult, LiveSource } from './source';
+import { claim, release, requestHash, type IdempotencyScope } from './idempotency';
+import type { CompanyRef, LiveResult, LiveSource, UnavailableCause } from './source';
 
 export const DEFAULT_MAX_AGE_SECONDS = 86_400;
+/** How often an instance waiting for another instance's fetch of a subject looks for its copy. */
+const LEASE_POLL_MS = 25;
 
 export interface RealtimeDeps {
   db: Knex;
@@ -34,8 +48,8 @@ export interface RealtimeDeps {
   /** Told why the source could not answer (the server logs it; the client gets a plain 503). */
   onUnavailable?: (reason: string, kind: LakeKind) => void;
   /**
-   * Longest wait for another instance's fetch of the same subject (its advisory lock); that fetch
-   * is itself bounded by the source deadline. Past it: 503. Default 10 s.
+   * Longest wait for another instance's fetch of the same subject (its lease, which lives as long);
+   * that fetch is itself bounded by the source deadline. Past it: 503. Default 10 s.
    */
   lockWaitMs?: number;
   now?: () => Date;
@@ -54,6 +68,8 @@ export interface RealtimeAnswer {
   record: string;
   /** The stored answer of an earlier call with the same Idempotency-Key (not metered again). */
   replayed: boolean;
+  /** What the answer was metered at (the body's `cost_usd`). */
+  cost_usd: number;
 }
 
 interface Copy {
@@ -74,7 +90,17 @@ interface KindRules {
   noun: string;
 }
 
-type Fetched = { status: 'found'; record: string } | { status: 'not_found' } | { status: 'withdrawn' } | { status: 'unavailable'; reason: string };
+/** What a lookup came to. */
+type Found = { status: 'found'; source: 'cache' | 'live'; id: string; record: string };
+type Outcome =
+  | Found
+  /** The source has no such subject. */
+  | { status: 'not_found' }
+  /** An id the lake does not hold (the source knows no service ids). */
+  | { status: 'not_indexed' }
+  | { status: 'withdrawn' }
+  /** `contended`: another instance's fetch of the subject outlasted our wait. */
+  | { status: 'unavailable'; cause: UnavailableCause | 'contended'; reason: string };
 
 export function enrichPersonRealtime(deps: RealtimeDeps, req: RealtimeRequest): Promise<RealtimeAnswer> {
   const key = personKeyFromQuery(req.query);
@@ -109,107 +135,137 @@ export function enrichCompanyRealtime(deps: RealtimeDeps, req: RealtimeRequest):
   });
 }
 
-const refKey = (ref: CompanyRef) => ('username' in ref ? `username:${ref.username}` : `company_id:${ref.companyId}`);
-
 async function realtime(deps: RealtimeDeps, req: RealtimeRequest, rules: KindRules): Promise<RealtimeAnswer> {
-  const { db } = deps;
-  const now = deps.now ?? (() => new Date());
-  const started = now();
-  const maxAge = typeof req.query.max_age === 'number' ? req.query.max_age : DEFAULT_MAX_AGE_SECONDS;
   const scope: IdempotencyScope | undefined = req.idempotencyKey
     ? { workspaceId: req.workspaceId, key: req.idempotencyKey, requestHash: requestHash(rules.operationId, req.query) }
     : undefined;
   if (scope) {
-    const claimed = await claim(db, scope);
-    if (claimed.kind === 'replay') {
-      const stored = JSON.parse(claimed.response) as { source: 'cache' | 'live'; data: unknown };
-      return { source: stored.source, record: JSON.stringify(stored.data), replayed: true };
-    }
+    const claimed = await claim(deps.db, scope);
+    if (claimed.kind === 'replay') return replay(deps.db, rules.kind, claimed.response);
   }
-
-  /** Meters one answer inside `trx` (with the stored Idempotency-Key answer). */
-  const meter = async (trx: Knex.Transaction, source: 'cache' | 'live', record: string) => {
-    await insertUsage(trx, {
-      workspaceId: req.workspaceId,
-      accountId: req.accountId,
-      operationId: rules.operationId,
-      costUsd: REALTIME_UNIT_PRICE_DECIMAL,
-    });
-    if (scope) await complete(trx, scope, `{"source":${JSON.stringify(source)},"data":${record}}`);
-  };
-
   let metered = false;
   try {
-    // As every read by identifier: a record in the lake is not withdrawn (a withdrawal deletes it);
-    // only a miss asks the tombstones, and a withdrawn identifier never reaches the source.
-    const copy = await rules.findCopy(db);
-    if (!copy) await assertNotWithdrawn(db, rules.kind, rules.key);
-    if (copy && maxAge > 0 && started.getTime() - copy.fetched_at.getTime() < maxAge * 1000) {
-      await db.transaction((trx) => meter(trx, 'cache', copy.record));
-      metered = true;
-      return { source: 'cache', record: copy.record, replayed: false };
-    }
-    const ref = rules.sourceRef(copy);
-    if (!ref) throw notFound(`No ${rules.noun} with this id is indexed in the data lake (the live source does not know service IDs).`);
-
-    let meteredByFetch = false;
-    const lockName = `realtime:${rules.kind}:${refKey(ref)}`;
-    const { value } = await deps.coalescer.run(lockName, () =>
-      fetchAndWrite(deps, rules, ref, lockName, started, now, async (trx, record) => {
-        await meter(trx, 'live', record);
-        meteredByFetch = true;
-      }),
-    );
-    if (value.status === 'found') {
-      if (!meteredByFetch) await db.transaction((trx) => meter(trx, 'live', value.record));
-      metered = true;
-      return { source: 'live', record: value.record, replayed: false };
-    }
-    if (value.status === 'not_found') throw notFound(`The live source has no such ${rules.noun}.`);
-    if (value.status === 'withdrawn') throw dataSubjectBlocked();
-    deps.onUnavailable?.(value.reason, rules.kind);
-    throw new AppError(
-      'LIVE_SOURCE_UNAVAILABLE',
-      /within/.test(value.reason)
-        ? 'The live source did not answer in time. The call was not metered; retry later.'
-        : 'The live source is unavailable. The call was not metered; retry later.',
-    );
+    const found = answerOf(deps, rules, await lookUp(deps, req, rules));
+    await meter(deps.db, req, rules.operationId, scope, found);
+    metered = true;
+    return { source: found.source, record: found.record, replayed: false, cost_usd: REALTIME_UNIT_PRICE_USD };
   } finally {
-    if (scope && !metered) await release(db, scope);
+    // After an error the key is free again.
+    if (scope && !metered) await release(deps.db, scope);
   }
 }
 
 /**
- * The one live fetch of a subject: under its advisory lock, unless another instance fetched it
- * since `started`, ask the source and write the answer back through the lake writer; the caller's
- * usage row goes into the same transaction (`meter`). The lake's id is kept for a known subject.
+ * The answer stored under an Idempotency-Key, again. A withdrawal erases such answers (the key then
+ * answers 451 in claim()); the stored record's own identifiers are checked too, so no copy of a
+ * withdrawn subject is served whatever identifier withdrew it.
  */
-async function fetchAndWrite(
+async function replay(db: Knex, kind: LakeKind, response: string): Promise<RealtimeAnswer> {
+  const stored = JSON.parse(response) as { source: 'cache' | 'live'; data: PersonRecord | CompanyRecord };
+  if (await isRecordWithdrawn(db, kind, stored.data)) throw dataSubjectBlocked();
+  return { source: stored.source, record: JSON.stringify(stored.data), replayed: true, cost_usd: REALTIME_UNIT_PRICE_USD };
+}
+
+async function lookUp(deps: RealtimeDeps, req: RealtimeRequest, rules: KindRules): Promise<Outcome> {
+  const started = (deps.now ?? (() => new Date()))();
+  const maxAge = typeof req.query.max_age === 'number' ? req.query.max_age : DEFAULT_MAX_AGE_SECONDS;
+  // As every read by identifier: a record in the lake is not withdrawn (a withdrawal deletes it);
+  // only a miss asks the tombstones, and a withdrawn identifier never reaches the source.
+  const copy = await rules.findCopy(deps.db);
+  if (!copy && (await isWithdrawn(deps.db, rules.kind, rules.key))) return { status: 'withdrawn' };
+  if (copy && maxAge > 0 && started.getTime() - copy.fetched_at.getTime() < maxAge * 1000) return found('cache', copy);
+  const ref = rules.sourceRef(copy);
+  if (!ref) return { status: 'not_indexed' };
+  // The subject's one key: of the in-process coalescing and of the cross-instance lease.
+  const subject = `realtime:${rules.kind}:${'username' in ref ? `username:${ref.username}` : `company_id:${ref.companyId}`}`;
+  return deps.coalescer.run(subject, () => fetchOnce(deps, rules, ref, subject, copy, started));
+}
+
+const found = (source: 'cache' | 'live', copy: Copy): Found => ({ status: 'found', source, id: copy.id, record: copy.record });
+
+/**
+ * The one live fetch of a subject, holding no connection while the source is asked: take the
+ * subject's lease (while another instance holds it, wait for that instance's copy), then, unless a
+ * copy fetched since `started` is already there, ask the source and write the answer back through
+ * the lake writer, ending the lease in the same transaction. The lake's id is kept for a known
+ * subject (`copy`, as the lookup found it).
+ */
+async function fetchOnce(
   deps: RealtimeDeps,
   rules: KindRules,
   ref: CompanyRef,
-  lockName: string,
+  subject: string,
+  copy: Copy | undefined,
   started: Date,
-  now: () => Date,
-  meter: (trx: Knex.Transaction, record: string) => Promise<void>,
-): Promise<Fetched> {
-  return withTransactionLock(deps.db, lockName, deps.lockWaitMs ?? 10_000, async (trx): Promise<Fetched> => {
-    const current = await rules.findCopy(trx);
-    if (current && current.fetched_at.getTime() >= started.getTime()) {
-      await meter(trx, current.record);
-      return { status: 'found', record: current.record };
+): Promise<Outcome> {
+  const waitMs = deps.lockWaitMs ?? 10_000;
+  const token = randomUUID();
+  const giveUpAt = Date.now() + waitMs;
+  for (;;) {
+    const lease = await takeFetchLease(deps.db, subject, token, waitMs, { kind: rules.kind, ...ref } as LeaseCopy);
+    // A copy fetched since we started (by another instance, meanwhile) is the answer.
+    if (lease.fetched_at && lease.fetched_at.getTime() >= started.getTime()) {
+      if (lease.taken) await endFetchLease(deps.db, subject, token);
+      const fresh = await rules.findCopy(deps.db);
+      if (fresh) return found('live', fresh);
     }
+    if (lease.taken) break;
+    if (Date.now() >= giveUpAt) return { status: 'unavailable', cause: 'contended', reason: 'another instance is still fetching this record' };
+    await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
+  }
+  let leaseEnded = false;
+  try {
     const result = await rules.fetch(ref);
     if (result.status !== 'found') return result;
-    const record = { ...result.record, id: current?.id ?? result.record.id, fetched_at: now().toISOString() };
-    const outcome = await writeRecords(trx, rules.kind, [record as never], { origin: 'realtime' });
+    const record = { ...result.record, id: copy?.id ?? result.record.id, fetched_at: (deps.now ?? (() => new Date()))().toISOString() };
+    const outcome = await deps.db.transaction(async (trx) => {
+      const written = await writeRecords(trx, rules.kind, [record as never], { origin: 'realtime' });
+      await endFetchLease(trx, subject, token);
+      return written;
+    });
+    leaseEnded = true;
     if (outcome.withdrawn) return { status: 'withdrawn' };
     const stored = outcome.stored.get(record.id.toLowerCase());
     if (stored === undefined) throw new Error('realtime write-back: the record was not written');
-    await meter(trx, stored);
-    return { status: 'found', record: stored };
-  }).catch((err): Fetched => {
-    if (isLockTimeout(err)) return { status: 'unavailable', reason: 'another instance is still fetching this record' };
-    throw err;
-  });
+    return { status: 'found', source: 'live', id: record.id, record: stored };
+  } finally {
+    if (!leaseEnded) await endFetchLease(deps.db, subject, token).catch(() => undefined);
+  }
+}
+
+/** The answer, or the error a client gets for each other outcome (none of them is metered). */
+function answerOf(deps: RealtimeDeps, rules: KindRules, outcome: Outcome): Found {
+  switch (outcome.status) {
+    case 'found':
+      return outcome;
+    case 'not_found':
+      throw notFound(`The live source has no such ${rules.noun}.`);
+    case 'not_indexed':
+      throw notFound(`No ${rules.noun} with this id is indexed in the data lake (the live source does not know service IDs).`);
+    case 'withdrawn':
+      throw dataSubjectBlocked();
+    case 'unavailable':
+      deps.onUnavailable?.(outcome.reason, rules.kind);
+      throw new AppError('LIVE_SOURCE_UNAVAILABLE', UNAVAILABLE_MESSAGES[outcome.cause]);
+  }
+}
+
+const UNAVAILABLE_MESSAGES: Record<UnavailableCause | 'contended', string> = {
+  deadline: 'The live source did not answer in time. The call was not metered; retry later.',
+  busy: 'The live source is busy: too many realtime calls are waiting for it. The call was not metered; retry later.',
+  circuit_open: 'The live source is unavailable. The call was not metered; retry later.',
+  failed: 'The live source is unavailable. The call was not metered; retry later.',
+  none: 'The live source is unavailable. The call was not metered; retry later.',
+  contended: 'The live source is unavailable. The call was not metered; retry later.',
+};
+
+/**
+ * One usage row at the price of one answer (account.ts), and for a call with an Idempotency-Key the
+ * answer stored under it, in the same statement. `found.id` lets a withdrawal erase that answer.
+ */
+async function meter(db: Knex, req: RealtimeRequest, operationId: KindRules['operationId'], scope: IdempotencyScope | undefined, found: Found) {
+  const usage = { workspaceId: req.workspaceId, accountId: req.accountId, operationId, costUsd: REALTIME_UNIT_PRICE_DECIMAL };
+  if (!scope) return insertUsage(db, usage);
+  const response = `{"source":${JSON.stringify(found.source)},"data":${found.record}}`;
+  return insertUsageWithAnswer(db, usage, { key: scope.key, response, subjectId: found.id });
 }

@@ -27,7 +27,7 @@ import {
   type IPolicy,
 } from 'cockatiel';
 import type { CompanyRecord, PersonRecord } from '../../model/records';
-import type { CompanyRef, LiveBatch, LiveResult, LiveSource } from './source';
+import type { CompanyRef, LiveBatch, LiveResult, LiveSource, Unavailable } from './source';
 
 /** A raw adapter: answers found / not found, throws on any failure; honours the signal. */
 export interface RawLiveSource {
@@ -39,16 +39,27 @@ export interface RawLiveSource {
   close(): Promise<void>;
 }
 
-export interface ResilienceOptions {
-  /** Deadline of a single-record call (realtime). */
+/**
+ * The live-source settings, declared once: config.ts reads them from LIVE_SOURCE_* (the README's
+ * configuration table documents them) into this shape, and src/live.ts hands them here unchanged.
+ */
+export interface LiveSourceSettings {
+  /** LIVE_SOURCE_TIMEOUT_MS: deadline of a single-record call (realtime). */
   timeoutMs: number;
-  /** Deadline of a batch call (refresh). */
+  /** LIVE_SOURCE_BATCH_TIMEOUT_MS: deadline of a batch call (refresh). */
   batchTimeoutMs: number;
+  /** LIVE_SOURCE_CONCURRENCY: calls in flight to the source per process. */
   concurrency: number;
+  /** LIVE_SOURCE_QUEUE: calls waiting for a slot; beyond, a call is refused at once (`busy`). */
   queue: number;
+  /** LIVE_SOURCE_BREAKER_THRESHOLD: consecutive failures that open the circuit. */
   breakerThreshold: number;
+  /** LIVE_SOURCE_BREAKER_COOLDOWN_MS: how long an open circuit refuses calls before one probe. */
   breakerCooldownMs: number;
 }
+
+/** The policy's options are the settings themselves. */
+export type ResilienceOptions = LiveSourceSettings;
 
 export type SourceOperation = 'person' | 'company' | 'persons' | 'companies';
 export type SourceOutcome = 'found' | 'not_found' | 'ok' | 'unavailable';
@@ -67,12 +78,24 @@ const BREAKER_STATES: Partial<Record<CircuitState, BreakerState>> = {
   [CircuitState.Isolated]: 'open',
 };
 
-function reasonOf(err: unknown, opts: ResilienceOptions, batch: boolean, timedOut: boolean): string {
-  if (isBrokenCircuitError(err)) return 'circuit open: the live source failed repeatedly, calls are paused';
+/** The cause of a failed call, and a reason for the log. */
+function unavailable(err: unknown, opts: ResilienceOptions, batch: boolean, timedOut: boolean): Unavailable {
+  if (isBrokenCircuitError(err)) {
+    return { status: 'unavailable', cause: 'circuit_open', reason: 'circuit open: the live source failed repeatedly, calls are paused' };
+  }
+  // First: cockatiel's BulkheadRejectedError is also a TaskCancelledError.
+  if (err instanceof BulkheadRejectedError) {
+    return {
+      status: 'unavailable',
+      cause: 'busy',
+      reason: `too many live-source calls: ${opts.concurrency} in flight and ${opts.queue} waiting (LIVE_SOURCE_CONCURRENCY, LIVE_SOURCE_QUEUE)`,
+    };
+  }
   // The deadline aborts the call's signal: whichever error surfaces first, it was the deadline.
-  if (isTaskCancelledError(err) || timedOut) return `the live source did not answer within ${batch ? opts.batchTimeoutMs : opts.timeoutMs} ms`;
-  if (err instanceof BulkheadRejectedError) return 'too many live-source calls in flight';
-  return err instanceof Error ? err.message : String(err);
+  if (isTaskCancelledError(err) || timedOut) {
+    return { status: 'unavailable', cause: 'deadline', reason: `the live source did not answer within ${batch ? opts.batchTimeoutMs : opts.timeoutMs} ms` };
+  }
+  return { status: 'unavailable', cause: 'failed', reason: err instanceof Error ? err.message : String(err) };
 }
 
 export class ResilientSource implements LiveSource {
@@ -111,9 +134,9 @@ export class ResilientSource implements LiveSource {
       this.observer?.call(operation, result.status as SourceOutcome, seconds());
       return result;
     } catch (err) {
-      const reason = reasonOf(err, this.opts, false, Boolean(signal?.aborted));
-      this.observer?.call(operation, 'unavailable', seconds(), reason);
-      return { status: 'unavailable', reason };
+      const failed = unavailable(err, this.opts, false, Boolean(signal?.aborted));
+      this.observer?.call(operation, 'unavailable', seconds(), failed.reason);
+      return failed;
     }
   }
 
@@ -126,9 +149,9 @@ export class ResilientSource implements LiveSource {
       this.observer?.call(operation, 'ok', seconds());
       return { status: 'ok', records };
     } catch (err) {
-      const reason = reasonOf(err, this.opts, true, Boolean(signal?.aborted));
-      this.observer?.call(operation, 'unavailable', seconds(), reason);
-      return { status: 'unavailable', reason };
+      const failed = unavailable(err, this.opts, true, Boolean(signal?.aborted));
+      this.observer?.call(operation, 'unavailable', seconds(), failed.reason);
+      return failed;
     }
   }
 

@@ -6,16 +6,25 @@
  */
 import type { CompanyRecord, PersonRecord } from '../../model/records';
 
-export type LiveResult<R> =
-  | { status: 'found'; record: R }
-  | { status: 'not_found' }
-  | { status: 'unavailable'; reason: string };
+/**
+ * Why the source could not answer, as a value (callers choose their answer by it, never by the
+ * reason's wording): `deadline` it did not answer in time; `circuit_open` it failed repeatedly and
+ * calls are paused; `busy` LIVE_SOURCE_CONCURRENCY calls are in flight and LIVE_SOURCE_QUEUE wait
+ * (refused at once); `failed` it answered with an error or could not be reached; `none` no source
+ * is configured.
+ */
+export type UnavailableCause = 'deadline' | 'circuit_open' | 'busy' | 'failed' | 'none';
+
+/** The source could not answer: the cause, and a reason for the log. */
+export type Unavailable = { status: 'unavailable'; cause: UnavailableCause; reason: string };
+
+export type LiveResult<R> = { status: 'found'; record: R } | { status: 'not_found' } | Unavailable;
 
 /** A company is addressed by slug or by numeric company ID. */
 export type CompanyRef = { username: string } | { companyId: string };
 
 /** A batch answer: one entry per requested slug, in order (null = the source does not know it). */
-export type LiveBatch<R> = { status: 'ok'; records: (R | null)[] } | { status: 'unavailable'; reason: string };
+export type LiveBatch<R> = { status: 'ok'; records: (R | null)[] } | Unavailable;
 
 export interface LiveSource {
   /** What the log and /metrics call it (`http`, `simulator`, `none`). */
@@ -39,16 +48,16 @@ export class NoLiveSource implements LiveSource {
   readonly name = 'none';
   private readonly reason = 'no live source is configured (set LIVE_SOURCE_URL, or LIVE_SOURCE=simulator for development)';
   async person(): Promise<LiveResult<PersonRecord>> {
-    return { status: 'unavailable', reason: this.reason };
+    return { status: 'unavailable', cause: 'none', reason: this.reason };
   }
   async company(): Promise<LiveResult<CompanyRecord>> {
-    return { status: 'unavailable', reason: this.reason };
+    return { status: 'unavailable', cause: 'none', reason: this.reason };
   }
   async persons(): Promise<LiveBatch<PersonRecord>> {
-    return { status: 'unavailable', reason: this.reason };
+    return { status: 'unavailable', cause: 'none', reason: this.reason };
   }
   async companies(): Promise<LiveBatch<CompanyRecord>> {
-    return { status: 'unavailable', reason: this.reason };
+    return { status: 'unavailable', cause: 'none', reason: this.reason };
   }
   async close(): Promise<void> {}
 }

@@ -6,9 +6,11 @@ import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
 import * as repo from '../../db/repositories/monitors';
 import { setWatchersByUsername } from '../../db/repositories/refreshQueue';
+import { findWorkspaceById } from '../../db/repositories/workspaces';
 import { AppError, notFound, validationError } from '../errors';
 import { slugFromNetworkUrl } from '../lake/identifiers';
 import { assertNotWithdrawn } from '../lake/suppression';
+import { hasFormattingCharacters } from '../text';
 import { assertWebhookUrlAllowed, type ResolveHost, type SsrfPolicy } from '../webhooks/ssrf';
 import { generateWebhookSecret, type ServerKeys } from '../webhooks/secrets';
 
@@ -41,7 +43,8 @@ function toMonitor(row: repo.MonitorRow): Monitor {
   return {
     id: row.id,
     type: row.type,
-    subject_url: subjectUrl(row.type, row.subject_slug),
+    // A withdrawn subject (privacy request) leaves no trace of who it was: no slug, no label.
+    subject_url: row.subject_slug === null ? null : subjectUrl(row.type, row.subject_slug),
     label: row.label,
     webhook_url: row.webhook_url,
     events: row.events as MonitorEvent[],
@@ -63,6 +66,8 @@ export async function createMonitor(deps: MonitorDeps, workspaceId: string, req:
   const foreign = (req.events ?? []).filter((e) => !allowed.includes(e));
   if (foreign.length) throw validationError(`events: ${foreign.join(', ')} cannot be subscribed on a ${req.type} monitor`);
   const events = req.events ? allowed.filter((e) => req.events!.includes(e)) : [...allowed];
+  // The one rule of names (workspaces/admin.ts checkName): a label is shown in the dashboard and the CLI.
+  if (req.label && hasFormattingCharacters(req.label)) throw validationError('label must not contain control or bidirectional formatting characters');
   const url = await assertWebhookUrlAllowed(req.webhook_url, deps.ssrf, deps.resolveHost);
   await assertNotWithdrawn(deps.db, req.type, { by: 'username', value: slug });
   const secret = deps.keys.encrypt(generateWebhookSecret());
@@ -109,7 +114,7 @@ export async function deleteMonitor(db: Knex, workspaceId: string, id: string): 
   await db.transaction(async (trx) => {
     const row = await repo.deleteMonitor(trx, workspaceId, id.toLowerCase());
     if (!row) throw monitorNotFound();
-    await syncWatchers(trx, row.type, row.subject_slug);
+    if (row.subject_slug !== null) await syncWatchers(trx, row.type, row.subject_slug);
   });
 }
 
@@ -131,12 +136,24 @@ export async function revealSecret(deps: Pick<MonitorDeps, 'db' | 'keys'>, id: s
 export const ROTATION_OVERLAP_SECONDS = 24 * 3600;
 
 /**
- * Operators (`enrich monitor rotate-secret ID`): a new secret, revealed now (once); the replaced one
- * keeps signing for 24 h, so a delivery carries two `v1,` signatures in that window.
+ * Operators (`enrich monitor rotate-secret ID`) and the dashboard: a new secret, revealed now
+ * (once); the replaced one keeps signing for 24 h, so a delivery carries two `v1,` signatures in
+ * that window. One rotation at a time: while the secret replaced by the last rotation still signs,
+ * another rotation is a 409 SECRET_ROTATION_IN_PROGRESS. Otherwise it would push that secret out
+ * before its 24 h (and, of concurrent rotations, hand out secrets that never signed anything:
+ * issue 20): every secret handed out signs until 24 h after it is replaced.
  */
 export async function rotateSecret(deps: Pick<MonitorDeps, 'db' | 'keys'>, id: string): Promise<string> {
   const secret = generateWebhookSecret();
-  if (!(await repo.rotateSecret(deps.db, id.toLowerCase(), deps.keys.encrypt(secret), ROTATION_OVERLAP_SECONDS))) throw monitorNotFound();
+  const rotated = await repo.rotateSecret(deps.db, id.toLowerCase(), deps.keys.encrypt(secret), ROTATION_OVERLAP_SECONDS);
+  if (rotated.outcome === 'not_found') throw monitorNotFound();
+  if (rotated.outcome === 'in_progress') {
+    throw new AppError(
+      'SECRET_ROTATION_IN_PROGRESS',
+      `This monitor's secret was rotated less than 24 h ago: the secret that rotation replaced signs until ${rotated.until.toISOString()}, ` +
+        'and the current one is the secret that rotation returned. Rotate again after that time.',
+    );
+  }
   return secret;
 }
 
@@ -145,4 +162,23 @@ export async function signingSecrets(deps: Pick<MonitorDeps, 'db' | 'keys'>, id:
   const stored = await repo.signingSecrets(deps.db, id.toLowerCase());
   if (!stored) throw monitorNotFound();
   return stored.map((c) => deps.keys.decrypt(c));
+}
+
+/**
+ * Operators (`enrich monitor list --workspace ID`): a workspace's monitors whatever its license.
+ * A workspace without an active license gets 402 on every monitor call (the specification's rule
+ * for every request), so this, with operatorDeleteMonitor, is how its monitors are found and
+ * removed meanwhile; their deliveries are paused until the license is active again.
+ */
+export async function operatorListMonitors(db: Knex, workspaceId: string): Promise<Monitor[]> {
+  if (!(await findWorkspaceById(db, workspaceId))) throw notFound(`no workspace with id "${workspaceId}"`);
+  return listMonitors(db, workspaceId);
+}
+
+/** Operators (`enrich monitor delete ID`): deletes a monitor of any workspace, as DELETE /monitors/{id} does. */
+export async function operatorDeleteMonitor(db: Knex, id: string): Promise<Monitor> {
+  const row = await repo.findMonitorById(db, id.toLowerCase());
+  if (!row) throw notFound(`no monitor with id "${id}"`);
+  await deleteMonitor(db, row.workspace_id, row.id);
+  return toMonitor(row);
 }

@@ -74,8 +74,11 @@ export class WebhookClient {
     });
   }
 
-  /** One POST. Never throws: every failure is an AttemptResult. */
-  async post(url: string, body: string, headers: Record<string, string>): Promise<AttemptResult> {
+  /**
+   * One POST. Never throws: every failure is an AttemptResult. `timeoutMs` shortens this attempt's
+   * deadline below the client's (the delivery worker: an attempt must end within its lease).
+   */
+  async post(url: string, body: string, headers: Record<string, string>, timeoutMs = this.opts.timeoutMs): Promise<AttemptResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
@@ -84,7 +87,7 @@ export class WebhookClient {
         body,
         headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'enrich-webhooks/1' },
         dispatcher: this.agent,
-        signal: AbortSignal.timeout(this.opts.timeoutMs),
+        signal: AbortSignal.timeout(Math.min(timeoutMs, this.opts.timeoutMs)),
       });
       const latencyMs = elapsed();
       // The answer's body is ignored; read it away (bounded by bodyTimeout) so the connection is reused.

@@ -17,6 +17,7 @@ import type { ServerKeys } from './secrets';
 import { destinationOf, payload, TEST_EVENT } from './payload';
 import { webhookHeaders } from './signing';
 import { monitorSubject } from './subject';
+import { dataSubjectBlocked } from '../lake/suppression';
 
 export type MonitorDelivery = components['schemas']['MonitorDelivery'];
 
@@ -51,6 +52,8 @@ export async function listDeliveries(db: Knex, workspaceId: string, monitorId: s
 /** POST /monitors/{id}/test: a `monitor.test` delivery through the real path, due now. */
 export async function enqueueTest(db: Knex, workspaceId: string, monitorId: string): Promise<MonitorDelivery> {
   const monitor = await ownMonitor(db, workspaceId, monitorId);
+  // A test payload names its subject; a withdrawn one is named nowhere again.
+  if (monitor.subject_slug === null) throw dataSubjectBlocked();
   const id = randomUUID();
   await repo.insertDeliveries(db, [
     {
@@ -111,13 +114,19 @@ export interface AttemptReport {
  * One attempt of a claimed delivery: sign with every secret that signs now, POST, and record the
  * attempt and its consequence in one transaction fenced by the lease token.
  */
-export async function attemptDelivery(deps: AttemptDeps, token: string, d: repo.ClaimedDelivery): Promise<AttemptReport> {
+export async function attemptDelivery(
+  deps: AttemptDeps,
+  token: string,
+  d: repo.ClaimedDelivery,
+  /** This attempt's deadline, when shorter than the client's (what is left of the lease). */
+  timeoutMs?: number,
+): Promise<AttemptReport> {
   const attemptedAt = new Date();
   let result: AttemptResult;
   try {
     const secrets = d.secrets.map((c) => deps.keys.decrypt(c));
     const headers = webhookHeaders(secrets, d.id, Math.floor(attemptedAt.getTime() / 1000), d.body);
-    result = await deps.client.post(d.webhook_url, d.body, { ...headers });
+    result = await deps.client.post(d.webhook_url, d.body, { ...headers }, timeoutMs);
   } catch (err) {
     // Nothing is sent unsigned: a secret the server key cannot decrypt (a server key rotated away
     // without WEBHOOK_SECRET_KEYS_PREVIOUS) fails the attempt, which follows the schedule.

@@ -29,24 +29,18 @@ import { findWorkspaceById, insertWorkspace, updateWorkspace, type WorkspaceRow 
 import { DISPLAY_PREFIX_LENGTH, generateApiKey, hashApiKey, isWellFormedApiKey, type GeneratedKey } from '../auth/apiKey';
 import { notifyAuthChanged } from '../auth/authenticator';
 import { AppError, notFound, validationError } from '../errors';
+import { hasFormattingCharacters } from '../text';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DISPLAY_PREFIX = new RegExp(`^ik_live_[A-Za-z0-9]{${DISPLAY_PREFIX_LENGTH - 'ik_live_'.length}}$`);
 
 /** Names of workspaces and members: shown in `key list` and GET /account. */
 export const NAME_MAX_LENGTH = 100;
-/**
- * Control characters (C0, C1, DEL), line and paragraph separators, and the bidirectional
- * formatting characters that can make a name display as something else (a terminal or a
- * dashboard would render them).
- */
-const FORBIDDEN_IN_NAMES = /[\p{Cc}\p{Zl}\p{Zp}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
-
 /** A name as stored: trimmed, NFC, 1-100 characters, no control or bidi formatting characters. */
 export function checkName(what: string, raw: string): string {
   const name = raw.trim().normalize('NFC');
   if (!name) throw validationError(`${what} must not be empty`);
-  if (FORBIDDEN_IN_NAMES.test(name)) throw validationError(`${what} must not contain control or bidirectional formatting characters`);
+  if (hasFormattingCharacters(name)) throw validationError(`${what} must not contain control or bidirectional formatting characters`);
   if ([...name].length > NAME_MAX_LENGTH) throw validationError(`${what} must be at most ${NAME_MAX_LENGTH} characters`);
   return name;
 }

@@ -84,9 +84,11 @@ type Validation = { errors?: ErrorObject[] | null; coerced?: object };
 
 function queryOnlyPlan(api: OpenAPIBackend, operation: Operation): QueryOnlyPlan | undefined {
   const parameters = (operation.parameters ?? []) as { in: string; name: string; required?: boolean; schema?: { type?: unknown }; content?: unknown }[];
-  // An optional header parameter (If-None-Match on the lookups) is read by its handler, not
-  // validated here: any header value is a string, and the header object passed is empty.
-  const optionalHeader = (p: { in: string; required?: boolean }) => p.in === 'header' && !p.required;
+  // An optional header parameter that any string satisfies (If-None-Match on the lookups) is read
+  // by its handler, not validated here: the header object passed is empty. A header with a rule of
+  // its own (Idempotency-Key's pattern) sends the operation down the full validation path.
+  const optionalHeader = (p: { in: string; required?: boolean; schema?: object }) =>
+    p.in === 'header' && !p.required && JSON.stringify(p.schema) === '{"type":"string"}';
   if (operation.requestBody || /\{/.test(operation.path) || parameters.some((p) => (p.in !== 'query' && !optionalHeader(p)) || p.content)) return undefined;
   const validators = api.validator.getRequestValidatorsForOperation(operation.operationId!);
   if (!validators?.length) return undefined;

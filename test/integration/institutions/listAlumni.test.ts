@@ -5,14 +5,14 @@
 import type { PersonRecord } from '../../../src/model/records';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { personRecord } from '../../helpers/lakeRecords';
-import { byRecent, pageOf, personHit, useLakeWorld, type LakeWorld } from '../../helpers/lakeWorld';
+import { byId, pageOf, personHit, useLakeWorld, type LakeWorld } from '../../helpers/lakeWorld';
 
 const enc = encodeURIComponent;
 type Res = { status: number; body: { results: Record<string, unknown>[]; total: number; page: number; per_page: number; code?: string } };
 const ids = (res: Res) => res.body.results.map((r) => r.id as string);
 
 const alumniOf = (lw: LakeWorld, school: string) =>
-  lw.persons.filter((p) => p.educations.some((e) => e.schoolName.toLowerCase() === school.toLowerCase())).sort(byRecent);
+  lw.persons.filter((p) => p.educations.some((e) => e.schoolName.toLowerCase() === school.toLowerCase())).sort(byId);
 
 async function listAll(lw: LakeWorld, school: string) {
   const out: string[] = [];
@@ -143,10 +143,10 @@ describe('GET /institution/alumni: hand-made records', () => {
   const other = mk(['UT Austin'], '2026-04-01T00:00:00Z');
   beforeAll(() => lw.addPersons(twice, once, tieA, tieB, other));
 
-  it('matches exactly, case-insensitively, once per person, ordered by fetched_at desc then id', async () => {
+  it('matches exactly, case-insensitively, once per person, ordered by id (never by fetched_at)', async () => {
     const res = (await lw.h.get(`/api/v1/institution/alumni?school=${enc('the university of texas at austin')}`, lw.key)) as unknown as Res;
     expect(res.body.total).toBe(4);
-    expect(ids(res)).toEqual([once, ...[tieA, tieB].sort(byRecent), twice].map((p) => p.id));
+    expect(ids(res)).toEqual([once, tieA, tieB, twice].sort(byId).map((p) => p.id));
     const ut = (await lw.h.get('/api/v1/institution/alumni?school=ut%20austin', lw.key)) as unknown as Res;
     expect(ids(ut)).toEqual([other.id]);
   });

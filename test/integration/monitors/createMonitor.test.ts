@@ -44,6 +44,19 @@ describe('POST /monitors', () => {
   });
 
   it.each([
+    ['a right-to-left override (U+202E)', 'invoice\u202Egpj.exe'],
+    ['a first-strong isolate (U+2068)', 'a\u2068b'],
+    ['a control character', 'Evil\u001b[31mCorp'],
+    ['a line break', 'line\nbreak'],
+  ])('a label with %s is a 400 VALIDATION_ERROR naming the label, as workspace and member names', async (_, label) => {
+    const res = await create(monitorBody({ label }));
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('VALIDATION_ERROR');
+    expect(res.body.error).toMatch(/label/);
+    expect(res.body.error).toMatch(/bidirectional/);
+  });
+
+  it.each([
     ['a company URL on a person monitor', { subject_url: 'https://www.linkedin.com/company/northwind' }, 'subject_url'],
     ['a person URL on a company monitor', { type: 'company', subject_url: 'https://www.linkedin.com/in/priya' }, 'subject_url'],
     ['a URL of another site', { subject_url: 'https://example.com/in/priya' }, 'subject_url'],

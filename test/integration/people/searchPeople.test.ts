@@ -6,7 +6,7 @@ import type { PersonRecord } from '../../../src/model/records';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { personRecord } from '../../helpers/lakeRecords';
 import {
-  byId, byRecent, pageOf, personHit, sameCompanyId, useLakeWorld, words, type LakeWorld,
+  byId, pageOf, personHit, sameCompanyId, useLakeWorld, words, type LakeWorld,
 } from '../../helpers/lakeWorld';
 
 const PATH = '/api/v1/people/search';
@@ -109,9 +109,9 @@ async function searchAll(lw: LakeWorld, f: Filters): Promise<{ ids: string[]; to
   return { ids, total };
 }
 
-/** Without `query`: the exact order (fetched_at desc, id) of the first page of 100, and the total. */
+/** Without `query`: the exact order (id) of the first page of 100, and the total. */
 async function expectFiltered(lw: LakeWorld, f: Filters, opts: { atLeast?: number } = {}) {
-  const want = expected(lw, f).sort(byRecent);
+  const want = expected(lw, f).sort(byId);
   expect(want.length).toBeGreaterThanOrEqual(opts.atLeast ?? 1);
   const res = await search(lw, { ...f, per_page: 100 });
   expect(res.status).toBe(200);
@@ -150,7 +150,7 @@ describe('POST /people/search on a seeded world', () => {
       expect(res.body.total).toBe(lw.persons.length);
       expect(res.body.page).toBe(1);
       expect(res.body.per_page).toBe(25);
-      const want = [...lw.persons].sort(byRecent);
+      const want = [...lw.persons].sort(byId);
       expect(res.body.results.map((r: { id: string }) => r.id)).toEqual(want.slice(0, 25).map((p) => p.id));
     });
 
@@ -340,7 +340,7 @@ describe('POST /people/search on a seeded world', () => {
     });
 
     it('consecutive pages neither overlap nor skip, and the last page is partial', async () => {
-      const want = expected(lw, f).sort(byRecent);
+      const want = expected(lw, f).sort(byId);
       expect(want.length % 25).not.toBe(0);
       const pages = Math.ceil(want.length / 25);
       const seen: string[] = [];
@@ -368,7 +368,7 @@ describe('POST /people/search on a seeded world', () => {
     });
 
     it('per_page 1: the first and the last match', async () => {
-      const want = expected(lw, f).sort(byRecent);
+      const want = expected(lw, f).sort(byId);
       const first = await search(lw, { ...f, per_page: 1 });
       expect(first.body.results.map((r: { id: string }) => r.id)).toEqual([want[0]!.id]);
       const last = await search(lw, { ...f, per_page: 1, page: want.length });
@@ -377,7 +377,7 @@ describe('POST /people/search on a seeded world', () => {
     });
 
     it('per_page 100 over the whole lake, pages 1 and 30 (the last, full)', async () => {
-      const want = [...lw.persons].sort(byRecent);
+      const want = [...lw.persons].sort(byId);
       for (const page of [1, 2, 30]) {
         const res = await search(lw, { per_page: 100, page });
         expect(res.body.results.map((r: { id: string }) => r.id)).toEqual(pageOf(want, page, 100).map((p) => p.id));
@@ -434,7 +434,7 @@ describe('POST /people/search on a seeded world', () => {
   describe('withdrawn profiles', () => {
     it('disappear from every search and from totals', async () => {
       const f: Filters = { seniority: 'vp' };
-      const before = expected(lw, f).sort(byRecent);
+      const before = expected(lw, f).sort(byId);
       const gone = before[0]!;
       const beforeAll = (await search(lw, {})).body.total;
       await suppress(lw.h.knex, 'person', { by: 'id', value: gone.id });
@@ -533,9 +533,9 @@ describe('POST /people/search: edge semantics on hand-made records', () => {
     expect(ids(res)).toEqual([...quills].sort(byId).map((p) => p.id));
   });
 
-  it('without query: fetched_at desc, ties by id asc', async () => {
+  it('without query: by id (a key the refresh never moves), whatever fetched_at says', async () => {
     const res = await post({ per_page: 100 });
-    expect(ids(res)).toEqual([...all].sort(byRecent).map((p) => p.id));
+    expect(ids(res)).toEqual([...all].sort(byId).map((p) => p.id));
   });
 
   it('company_id matches a record stored with leading zeros', async () => {

@@ -8,6 +8,7 @@ import zlib from 'node:zlib';
 import supertest from 'supertest';
 import { useHarness } from '../../helpers/harness';
 import { personRecord, storePersons } from '../../helpers/lakeRecords';
+import { monitorBody } from '../../helpers/monitors';
 
 const h = useHarness({ workspaceRateLimit: 100_000 });
 const auth = () => `Bearer ${h.key()}`;
@@ -76,6 +77,41 @@ describe('the NUL character', () => {
       expect({ path, status: res.status }).toEqual({ path, status: 400 });
       expect(res.body.error).toContain(`"${name}"`);
     }
+  });
+
+  // A `%00` in a profile URL's path is no NUL in the parameter itself: it became one when the slug
+  // was decoded, reached PostgreSQL, and failed the whole bulk request / named no parameter (issue 20).
+  const encodedNul = (section: string) => `https://www.linkedin.com/${section}/ab%00cd`;
+
+  it('a %00 in a network_url slug, in one bulk-enrich item: that item answers 400 naming it, the others are served', async () => {
+    const person = personRecord();
+    await storePersons(h.knex, person);
+    const res = await h.post('/api/v1/people/bulk-enrich', { profiles: [{ username: person.username }, { network_url: encodedNul('in') }] }, h.key());
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: { status: number }) => r.status)).toEqual([200, 400]);
+    expect(res.body.results[1]).toMatchObject({ code: 'VALIDATION_ERROR', data: null });
+    expect(res.body.results[1].error).toMatch(/profiles\[1\]: network_url/);
+    expect(res.body).toMatchObject({ matched: 1, failed: 1, unmatched: 0 });
+  });
+
+  it('a %00 in a network_url slug: 400 naming the parameter on every lookup, realtime and monitor creation', async () => {
+    const q = (section: string) => `network_url=${encodeURIComponent(encodedNul(section))}`;
+    for (const path of [
+      `/api/v1/person?${q('in')}`,
+      `/api/v1/person/check?${q('in')}`,
+      `/api/v1/person/similar?${q('in')}`,
+      `/api/v1/person/realtime?${q('in')}`,
+      `/api/v1/company?${q('company')}`,
+      `/api/v1/company/check?${q('company')}`,
+      `/api/v1/company/realtime?${q('company')}`,
+    ]) {
+      const res = await h.get(path, h.key());
+      expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 400, code: 'VALIDATION_ERROR' });
+      expect({ path, error: res.body.error }).toEqual({ path, error: expect.stringMatching(/^network_url: /) });
+    }
+    const monitor = await h.post('/api/v1/monitors', monitorBody({ subject_url: encodedNul('in') }), h.key());
+    expect([monitor.status, monitor.body.code]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(monitor.body.error).toMatch(/^subject_url: /);
   });
 
   it('in a body field: 400 naming the field', async () => {

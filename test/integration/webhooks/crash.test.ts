@@ -41,7 +41,10 @@ function startWorker(): ChildProcess & { output: () => string } {
       WEBHOOK_SECRET_KEY: TEST_SERVER_KEY,
       WEBHOOK_CA_FILE: testCertificate().certFile,
       WEBHOOKS_ALLOW_LOOPBACK: '1',
-      WEBHOOK_LEASE_SECONDS: '2',
+      // A short lease (a killed worker's deliveries are sent again soon), which must outlast an
+      // attempt: config.ts refuses a lease at or below the attempt timeout.
+      WEBHOOK_LEASE_SECONDS: '4',
+      WEBHOOK_TIMEOUT_MS: '3000',
       WEBHOOK_POLL_MS: '50',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -28,4 +28,25 @@ describe('POST /workspace/monitors/{id}/secret/rotate', () => {
     expect((await rotate('3f2c1a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f', mine.key)).status).toBe(404);
     expect((await rotate(monitor.id, '')).status).toBe(401);
   });
+
+  it('concurrent rotations: exactly one answers 200 and its secret signs; the others 409 SECRET_ROTATION_IN_PROGRESS, changing nothing', async () => {
+    const mine = await h.workspace();
+    const monitor = (await h.post('/api/v1/monitors', monitorBody(), mine.key)).body.monitor;
+    const first = (await h.send(h.http.post(`/api/v1/workspace/monitors/${monitor.id}/secret`).set('Authorization', `Bearer ${mine.key}`))).body.secret;
+    const answers = await Promise.all(Array.from({ length: 4 }, () => rotate(monitor.id, mine.key)));
+    const won = answers.filter((r) => r.status === 200);
+    const lost = answers.filter((r) => r.status !== 200);
+    expect(won).toHaveLength(1);
+    for (const r of lost) expect([r.status, r.body.code]).toEqual([409, 'SECRET_ROTATION_IN_PROGRESS']);
+    const keys = loadServerKeys({ key: h.config.webhooks.secretKey, previous: h.config.webhooks.previousSecretKeys, dataDir: h.config.dataDir });
+    // Every secret handed out signs: the winner's and the one it replaced, nothing else.
+    expect(await signingSecrets({ db: h.knex, keys }, monitor.id)).toEqual([won[0]!.body.secret, first]);
+
+    // A later rotation within the 24 h is refused too; once the replaced secret stops signing, it is allowed.
+    expect((await rotate(monitor.id, mine.key)).body.code).toBe('SECRET_ROTATION_IN_PROGRESS');
+    await h.knex('monitors').where('id', monitor.id).update({ previous_secret_expires_at: h.knex.raw("now() - interval '1 second'") });
+    const next = await rotate(monitor.id, mine.key);
+    expect(next.status).toBe(200);
+    expect(await signingSecrets({ db: h.knex, keys }, monitor.id)).toEqual([next.body.secret, won[0]!.body.secret]);
+  });
 });

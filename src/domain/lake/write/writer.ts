@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import type { CompanyRecord, LakeKind, PersonRecord } from '../../../model/records';
 import { lockStoredCompanies, sequentialCompanyWrites, touchCompanies, upsertCompanies, type StoredCompanyRow } from '../../../db/repositories/companyRecords';
 import { lockStoredPersons, touchPersons, upsertPersons, type StoredRow } from '../../../db/repositories/personRecords';
+import { retryOnDeadlock } from '../../../db/repositories/locks';
 import { lockLeased } from '../../../db/repositories/refreshQueue';
 import { insertSuppressions, suppressedDigests } from '../../../db/repositories/suppressions';
 import { recordChanges, type ChangeOrigin } from './changes';
@@ -169,5 +170,6 @@ export async function writeRecords<K extends LakeKind>(
       stored: storedTexts,
     };
   };
-  return db.isTransaction ? write(db as Knex.Transaction) : db.transaction(write);
+  // A transaction of its own is run again if it was a deadlock's victim (locks.ts retryOnDeadlock).
+  return db.isTransaction ? write(db as Knex.Transaction) : retryOnDeadlock(() => db.transaction(write));
 }

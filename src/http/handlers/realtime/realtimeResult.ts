@@ -1,4 +1,3 @@
-import { REALTIME_UNIT_PRICE_USD } from '../../../domain/account/account';
 import type { LakeReads } from '../../../db/replicas';
 import type { RealtimeAnswer, RealtimeRequest } from '../../../domain/live/realtime';
 import { RawJson } from '../../rawJson';
@@ -8,7 +7,7 @@ import type { HandlerResult } from '../types';
 /** The realtime body: the stored record spliced in unparsed, its source and the metered cost. */
 export function realtimeResult(answer: RealtimeAnswer): HandlerResult {
   return {
-    body: { data: new RawJson(answer.record), source: answer.source, cost_usd: REALTIME_UNIT_PRICE_USD },
+    body: { data: new RawJson(answer.record), source: answer.source, cost_usd: answer.cost_usd },
     headers: answer.replayed ? { 'Idempotent-Replayed': 'true' } : undefined,
   };
 }
