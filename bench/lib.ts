@@ -179,7 +179,9 @@ export async function ensureLake(knex: Knex, persons: number, companies: number)
   await knex.raw('create table if not exists bench_lake (persons integer, companies integer, seed integer)');
   const built = await knex('bench_lake').first();
   if (built && built.persons === persons && built.companies === companies && built.seed === SEED) {
-    process.stderr.write(`reusing the lake in database ${BENCH_DATABASE}: ${persons} persons, ${companies} companies\n`);
+    // The database this knex is on (bench:scale keeps one per size), not BENCH_DATABASE's name.
+    const { rows } = await knex.raw<{ rows: { db: string }[] }>('select current_database() as db');
+    process.stderr.write(`reusing the lake in database ${rows[0]!.db}: ${persons} persons, ${companies} companies\n`);
     return;
   }
   await knex.raw('truncate persons, person_positions, person_educations, person_refresh, companies, company_refresh, change_log, bench_lake');
@@ -238,4 +240,50 @@ export async function postgresSettingsLine(url: string): Promise<string> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A fresh copy of database `url` named `target` (dropped first if it exists), by CREATE DATABASE
+ * ... TEMPLATE: a bench that writes the lake (bench:refresh) runs on a copy, so every run starts
+ * from the same lake and measures the same path. The source must have no open connection (close
+ * yours first; another bench using it makes this fail with 55006, said in the message).
+ * FILE_COPY (PostgreSQL 15+) copies the files instead of WAL-logging every block: much faster.
+ */
+export async function cloneDatabase(url: string, target: string): Promise<{ url: string; ms: number; drop: () => Promise<void> }> {
+  const source = new URL(url).pathname.slice(1);
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString(), statement_timeout: 30 * 60_000, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  const started = Date.now();
+  try {
+    const version = Number((await client.query<{ v: string }>("select current_setting('server_version_num') as v")).rows[0]!.v);
+    await client.query(`drop database if exists ${pg.escapeIdentifier(target)} with (force)`);
+    await client.query(
+      `create database ${pg.escapeIdentifier(target)} template ${pg.escapeIdentifier(source)}${version >= 150000 ? ' strategy file_copy' : ''}`,
+    ).catch((err: { code?: string; message: string }) => {
+      if (err.code === '55006') throw new Error(`cannot copy ${source}: another session uses it (another bench?): ${err.message}`);
+      throw err;
+    });
+  } finally {
+    await client.end();
+  }
+  const ms = Date.now() - started;
+  const copy = new URL(url);
+  copy.pathname = `/${target}`;
+  return {
+    url: copy.toString(),
+    ms,
+    drop: async () => {
+      const c = new pg.Client({ connectionString: admin.toString(), statement_timeout: 10 * 60_000, connectionTimeoutMillis: 10_000 });
+      c.on('error', () => undefined);
+      await c.connect();
+      try {
+        await c.query(`drop database if exists ${pg.escapeIdentifier(target)} with (force)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
 }

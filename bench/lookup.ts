@@ -5,7 +5,11 @@
  * a variant of it using a prepared statement, as our lookups do, so the gain of that is visible),
  * and Fastify 5 with a JSON-schema querystring, the same prepared query and the same envelope
  * (bench/servers/fastifyPersonLookup.ts), the permanent mainstream-framework anchor of issue 14.
- * Rounds alternate between the servers; figures are medians. Each server's CPU time per answered
+ * Rounds alternate between the servers, and the order of the servers changes every round (odd
+ * rounds run it reversed), so neither a busy spell of the machine nor going first or last always
+ * lands on the same server. Figures are medians; the ratios are printed per round (each from the
+ * servers' figures in that round) with their median, so a spread between rounds is visible instead
+ * of hidden inside a ratio of medians. Each server's CPU time per answered
  * request (user + system, from /proc) is measured over the same rounds. The PostgreSQL version and
  * settings are printed with the figures.
  *
@@ -13,6 +17,7 @@
  * PostgreSQL under ENRICH_DATA_DIR) and is built once, then reused while its size and seed match.
  * Options: --persons=1000000 --companies=100000 --rounds=5 --seconds=10 --connections=32
  */
+import os from 'node:os';
 import type autocannon from 'autocannon';
 import { createKnex, migrateLatest } from '../src/db/knex';
 import { createWorkspace } from '../src/domain/workspaces/admin';
@@ -62,13 +67,16 @@ async function main() {
   type Measured = Round & { cpuPerRequestMicros: number };
   const servers = { full, fastify, bare, barePrepared };
   const results: Record<keyof typeof servers, Measured[]> = { full: [], fastify: [], bare: [], barePrepared: [] };
+  const orders: (keyof typeof servers)[][] = [];
   try {
     for (const server of Object.values(servers)) await measure(server.url, { seconds: 3, connections, headers, requests });
+    const names = Object.keys(servers) as (keyof typeof servers)[];
     for (let i = 0; i < rounds; i++) {
-      for (const [name, server] of Object.entries(servers) as [keyof typeof servers, (typeof servers)['full']][]) {
-        results[name].push(await measureServer(server, { seconds, connections, headers, requests }));
-      }
-      process.stderr.write(`round ${i + 1}/${rounds} done\n`);
+      // Even rounds in the declared order, odd rounds reversed: each server is first as often as last.
+      const order = i % 2 ? [...names].reverse() : names;
+      orders.push(order);
+      for (const name of order) results[name].push(await measureServer(servers[name], { seconds, connections, headers, requests }));
+      process.stderr.write(`round ${i + 1}/${rounds} done (${order.join(', ')})\n`);
     }
   } finally {
     for (const server of Object.values(servers)) await server.stop();
@@ -77,11 +85,11 @@ async function main() {
   const med = (r: Measured[], f: (x: Measured) => number) => median(r.map(f));
   const row = (name: string, r: Measured[]) =>
     `${name.padEnd(30)} ${med(r, (x) => x.requestsPerSecond).toFixed(0).padStart(7)} req/s   p50 ${med(r, (x) => x.p50).toFixed(1)} ms   p99 ${med(r, (x) => x.p99).toFixed(1)} ms   CPU ${med(r, (x) => x.cpuPerRequestMicros).toFixed(0)} µs/req   non-2xx ${r.reduce((s, x) => s + x.non2xx, 0)}   errors ${r.reduce((s, x) => s + x.errors, 0)}`;
-  const vsFastify = (f: (x: Measured) => number) => med(results.full, f) / med(results.fastify, f);
-  const ratio = med(results.full, (x) => x.requestsPerSecond) / med(results.bare, (x) => x.requestsPerSecond);
-  const p99Ratio = med(results.full, (x) => x.p99) / Math.max(med(results.bare, (x) => x.p99), 0.001);
-  const preparedRatio =
-    med(results.full, (x) => x.requestsPerSecond) / med(results.barePrepared, (x) => x.requestsPerSecond);
+  // One ratio per round, from the two servers' figures of that round, then the median of those.
+  const ratios = (a: Measured[], b: Measured[], f: (x: Measured) => number) => a.map((x, i) => f(x) / Math.max(f(b[i]!), 0.001));
+  const ratioLine = (label: string, values: number[], digits: number, aim: string) =>
+    `${label.padEnd(40)} median ${median(values).toFixed(digits)}   rounds ${values.map((v) => v.toFixed(digits)).join(' ')}   (${aim})`;
+  const rps = (x: Measured) => x.requestsPerSecond;
   process.stdout.write(
     [
       `GET /api/v1/person?username= over ${persons} persons / ${companies} companies, ${usernames.length} distinct usernames,`,
@@ -91,12 +99,14 @@ async function main() {
       row('Fastify 5 (same query, envelope)', results.fastify),
       row('bare node:http + pg', results.bare),
       row('bare, prepared statement', results.barePrepared),
-      `ratio full/bare requests/s: ${ratio.toFixed(3)} (aim >= 0.75)`,
-      `ratio full/bare p99: ${p99Ratio.toFixed(2)} (aim < 2)`,
-      `ratio full/bare-prepared requests/s: ${preparedRatio.toFixed(3)} (the same query plan on both sides)`,
-      `ratio full/Fastify requests/s: ${vsFastify((x) => x.requestsPerSecond).toFixed(3)} (aim >= 0.9)`,
-      `ratio full/Fastify CPU per request: ${vsFastify((x) => x.cpuPerRequestMicros).toFixed(2)} (aim <= 1.3)`,
-      `ratio full/Fastify p99: ${vsFastify((x) => x.p99).toFixed(2)} (aim <= 1.3)`,
+      `Ratios, one per round (round order: ${orders.map((o, i) => `${i + 1}: ${o.join('>')}`).join('; ')}):`,
+      ratioLine('full/bare requests/s', ratios(results.full, results.bare, rps), 3, 'aim >= 0.75'),
+      ratioLine('full/bare p99', ratios(results.full, results.bare, (x) => x.p99), 2, 'aim < 2'),
+      ratioLine('full/bare-prepared requests/s', ratios(results.full, results.barePrepared, rps), 3, 'the same query plan on both sides'),
+      ratioLine('full/Fastify requests/s', ratios(results.full, results.fastify, rps), 3, 'aim >= 0.9'),
+      ratioLine('full/Fastify CPU per request', ratios(results.full, results.fastify, (x) => x.cpuPerRequestMicros), 2, 'aim <= 1.3'),
+      ratioLine('full/Fastify p99', ratios(results.full, results.fastify, (x) => x.p99), 2, 'aim <= 1.3'),
+      `Load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores); ${new Date().toISOString()}`,
       '',
     ].join('\n'),
   );

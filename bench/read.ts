@@ -49,13 +49,25 @@ import {
 } from './lib';
 import { explainMix, pickParameters, readMix, type Checked, type Entry, type Group, type Parameters } from './readMix';
 
-/** The aims of the issue (p95, ms); bulk-enrich of 100 has none. Printed, never asserted. */
+/**
+ * The aims of the issues (p95 at 1M, ms; the README's "Where each aim stands", restated by issue 22
+ * for bulk 500): search <= 50, relationship lists <= 30, bulk 500 ids <= 100 (it was printed as 150
+ * here, an older aim); bulk-enrich of 100 has none. Printed beside every
+ * figure they judge, never asserted.
+ */
 const AIMS: Record<Group, number | undefined> = {
   search: 50,
   relationship: 30,
   'bulk-enrich 100': undefined,
-  'bulk 500': 150,
+  'bulk 500': 100,
 };
+
+/** "aim p95 <= 100 ms: met" beside a figure, or "(no aim)". */
+function aimText(group: Group, p95: number): string {
+  const aim = AIMS[group];
+  if (aim === undefined) return '(no aim)';
+  return `aim p95 <= ${aim} ms: ${!Number.isFinite(p95) ? 'not measured' : p95 <= aim ? 'met' : 'MISSED'}`;
+}
 
 function printParameters(p: Parameters, entries: Entry[]): void {
   const out = [
@@ -262,10 +274,12 @@ async function main() {
     const lines: string[] = [
       '',
       `Read mix over ${persons} persons / ${companies} companies: ${connections} connections, ${rounds} round(s) of ${seconds} s per entry (medians; latency in ms)`,
-      `Load average before / after the measurements: ${loadBefore} / ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores)`,
+      `Load average before / after the measurements: ${loadBefore} / ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores); ${new Date().toISOString()}`,
       settings,
+      // The aims are for the 1M lake: on another size, met/MISSED judges nothing the issues ask.
+      ...(persons !== 1_000_000 ? [`!!! The aims are for the 1,000,000-person lake; this one has ${persons}: met/MISSED below are not verdicts.`] : []),
       '',
-      `${'entry'.padEnd(32)}${'req/s'.padStart(8)}${'p50'.padStart(8)}${'p95'.padStart(8)}${'p99'.padStart(8)}  non-200`,
+      `${'entry'.padEnd(32)}${'req/s'.padStart(8)}${'p50'.padStart(8)}${'p95'.padStart(8)}${'p99'.padStart(8)}  ${'non-200'.padEnd(8)} aim`,
     ];
     const groups = [...new Set(answering.map((e) => e.group))];
     const groupWorst = new Map<Group, number>();
@@ -280,17 +294,14 @@ async function main() {
         const bads = r.map((x) => statusText(x.statuses)).filter(Boolean).join(' ');
         if (bad || bads) failed = true;
         lines.push(
-          `  ${entry.name.padEnd(30)}${med(r, (x) => x.requestsPerSecond).toFixed(0).padStart(8)}${fmt(med(r, (x) => x.p50)).padStart(8)}${fmt(p95).padStart(8)}${fmt(med(r, (x) => x.p99)).padStart(8)}  ${bad || bads ? `!!! ${bads || ''} errors ${r.reduce((s, x) => s + x.errors, 0)}` : '0'}`,
+          `  ${entry.name.padEnd(30)}${med(r, (x) => x.requestsPerSecond).toFixed(0).padStart(8)}${fmt(med(r, (x) => x.p50)).padStart(8)}${fmt(p95).padStart(8)}${fmt(med(r, (x) => x.p99)).padStart(8)}  ${(bad || bads ? `!!! ${bads || ''} errors ${r.reduce((s, x) => s + x.errors, 0)}` : '0').padEnd(8)} ${aimText(group, p95)}`,
         );
       }
     }
     lines.push('', 'Aims (worst entry p95 of each group, medians):');
     for (const group of groups) {
-      const aim = AIMS[group];
       const worst = groupWorst.get(group)!;
-      lines.push(
-        `  ${group.padEnd(16)} ${fmt(worst).padStart(7)} ms${aim === undefined ? '   (no aim)' : `   aim <= ${aim} ms: ${worst <= aim ? 'met' : 'MISSED'}`}`,
-      );
+      lines.push(`  ${group.padEnd(16)} ${fmt(worst).padStart(7)} ms   ${aimText(group, worst)}`);
     }
     lines.push(
       '',
@@ -305,7 +316,7 @@ async function main() {
         .sort((a, b) => a - b);
       if (ms.length) {
         lines.push(
-          `  ${group.padEnd(30)}${String(ms.length).padStart(8)}${fmt(percentile(ms, 50)).padStart(8)}${fmt(percentile(ms, 95)).padStart(8)}${fmt(percentile(ms, 99)).padStart(8)}  (responses, not req/s)`,
+          `  ${group.padEnd(30)}${String(ms.length).padStart(8)}${fmt(percentile(ms, 50)).padStart(8)}${fmt(percentile(ms, 95)).padStart(8)}${fmt(percentile(ms, 99)).padStart(8)}  (responses, not req/s)  ${aimText(group, percentile(ms, 95))}`,
         );
       }
     }

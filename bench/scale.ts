@@ -1,15 +1,17 @@
 /**
  * npm run bench:scale — how cost grows with the lake (issue 14): the lookup and the read mix on a
  * 100,000-person and a 1,000,000-person lake in one run, each entry's p50/p95 on both and the ratio,
- * plus the size on disk of each lake (tables and indexes) and the PostgreSQL settings.
+ * plus the size on disk of each lake (tables and indexes) and the PostgreSQL settings. The lakes are
+ * labelled from the sizes given (--small=, --large=), so a run at other sizes cannot print 100k/1M.
  *
- * Lakes: the databases `enrich_bench_100k` and `enrich_bench_1m` (override with --small-db= and
+ * Lakes: the databases `enrich_bench_<label>` (`enrich_bench_100k`, `enrich_bench_1m`; override with --small-db= and
  * --large-db=), built once each (bench/lib.ts ensureLake) and reused. One server process per lake
  * (the real stack), both started before measuring; entries alternate between the lakes within a
  * round, so a busy spell of the machine hits both sides. One connection: time per request, no
  * queueing. Medians over the rounds. Options: --rounds=3 --seconds=4 --small=100000 --large=1000000
  * --only=<substring>[,...]
  */
+import os from 'node:os';
 import type autocannon from 'autocannon';
 import { createKnex, migrateLatest, type Knex } from '../src/db/knex';
 import { createWorkspace } from '../src/domain/workspaces/admin';
@@ -65,6 +67,17 @@ async function sizesOf(knex: Knex): Promise<{ relation: string; bytes: number }[
   return rows.map((r) => ({ relation: r.relation, bytes: Number(r.bytes) }));
 }
 
+/** 100000 -> "100k", 1000000 -> "1M", 2500 -> "2.5k", 300 -> "300": the label of a lake of that many persons. */
+function sizeLabel(persons: number): string {
+  const unit = persons >= 1_000_000 ? { n: 1_000_000, s: 'M' } : persons >= 1_000 ? { n: 1_000, s: 'k' } : { n: 1, s: '' };
+  return `${Number((persons / unit.n).toFixed(2))}${unit.s}`;
+}
+
+/** The default database of a lake size (enrich_bench_100k, enrich_bench_1m): another size never rebuilds those. */
+function lakeDatabase(persons: number): string {
+  return `enrich_bench_${sizeLabel(persons).toLowerCase().replace('.', '_')}`;
+}
+
 function request(entry: Entry, key: string): autocannon.Request {
   const headers: Record<string, string> = { authorization: `Bearer ${key}` };
   if (entry.body) headers['content-type'] = 'application/json';
@@ -75,9 +88,13 @@ async function main() {
   const rounds = intArg('rounds', 3);
   const seconds = intArg('seconds', 4);
   const only = stringArg('only')?.split(',').map((s) => s.trim()).filter(Boolean);
+  const wanted = (name: string) => !only?.length || only.some((o) => name.includes(o));
+  const small = intArg('small', 100_000);
+  const large = intArg('large', 1_000_000);
+  // Labels come from the sizes asked for, never from the defaults: --small=2000 is labelled 2k.
   const lakes = [
-    await prepareLake('100k', stringArg('small-db') ?? 'enrich_bench_100k', intArg('small', 100_000)),
-    await prepareLake('1M', stringArg('large-db') ?? 'enrich_bench_1m', intArg('large', 1_000_000)),
+    await prepareLake(sizeLabel(small), stringArg('small-db') ?? lakeDatabase(small), small),
+    await prepareLake(sizeLabel(large), stringArg('large-db') ?? lakeDatabase(large), large),
   ];
   const settings = await postgresSettingsLine(lakes[1].url);
   for (const lake of lakes) {
@@ -90,11 +107,12 @@ async function main() {
       });
       return { status: res.status, body: (await res.json()) as unknown };
     };
-    for (const entry of lake.entries) if (entry.followCursor) await attachCursor(entry, send);
+    // Only the entries --only keeps: a small lake may have no second page for the others.
+    for (const entry of lake.entries) if (entry.followCursor && wanted(entry.name)) await attachCursor(entry, send);
   }
 
   // The lookup, then every entry of the mix, by name (the parameters differ per lake).
-  const names = ['lookup GET /person', ...lakes[0].entries.map((e) => e.name)].filter((n) => !only?.length || only.some((o) => n.includes(o)));
+  const names = ['lookup GET /person', ...lakes[0].entries.map((e) => e.name)].filter(wanted);
   const results = new Map<string, Round[][]>(names.map((n) => [n, lakes.map(() => [])]));
   try {
     for (let round = 0; round < rounds; round++) {
@@ -121,21 +139,24 @@ async function main() {
     `bench:scale: 1 connection, ${rounds} round(s) of ${seconds} s per entry and lake, alternating (medians; ms)`,
     settings,
     '',
-    `${'entry'.padEnd(34)}${'100k p50'.padStart(10)}${'p95'.padStart(8)}${'1M p50'.padStart(10)}${'p95'.padStart(8)}${'ratio p50'.padStart(11)}${'ratio p95'.padStart(11)}  non-200`,
+    `lakes: ${lakes.map((l) => `${l.label} = ${l.persons} persons`).join(', ')}; ratios are ${lakes[1].label} / ${lakes[0].label}`,
+    `Load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores); ${new Date().toISOString()}`,
+    '',
+    `${'entry'.padEnd(34)}${`${lakes[0].label} p50`.padStart(10)}${'p95'.padStart(8)}${`${lakes[1].label} p50`.padStart(10)}${'p95'.padStart(8)}${'ratio p50'.padStart(11)}${'ratio p95'.padStart(11)}  non-200`,
   ];
   for (const name of names) {
-    const [small, large] = results.get(name)!;
+    const [a, b] = results.get(name)!;
     const p = (r: Round[], f: (x: Round) => number) => median(r.map(f));
-    const bad = [...small, ...large].reduce((s, x) => s + x.non2xx + x.errors, 0);
+    const bad = [...a, ...b].reduce((s, x) => s + x.non2xx + x.errors, 0);
     lines.push(
-      `${name.slice(0, 33).padEnd(34)}${fmt(p(small, (x) => x.p50)).padStart(10)}${fmt(p(small, (x) => x.p95)).padStart(8)}${fmt(p(large, (x) => x.p50)).padStart(10)}${fmt(p(large, (x) => x.p95)).padStart(8)}` +
-        `${(p(large, (x) => x.p50) / p(small, (x) => x.p50)).toFixed(2).padStart(11)}${(p(large, (x) => x.p95) / p(small, (x) => x.p95)).toFixed(2).padStart(11)}  ${bad}`,
+      `${name.slice(0, 33).padEnd(34)}${fmt(p(a, (x) => x.p50)).padStart(10)}${fmt(p(a, (x) => x.p95)).padStart(8)}${fmt(p(b, (x) => x.p50)).padStart(10)}${fmt(p(b, (x) => x.p95)).padStart(8)}` +
+        `${(p(b, (x) => x.p50) / p(a, (x) => x.p50)).toFixed(2).padStart(11)}${(p(b, (x) => x.p95) / p(a, (x) => x.p95)).toFixed(2).padStart(11)}  ${bad}`,
     );
   }
-  lines.push('', 'Size on disk (MB):', `${'relation'.padEnd(34)}${'100k'.padStart(10)}${'1M'.padStart(10)}${'per 1M persons (1M lake)'.padStart(28)}`);
+  lines.push('', 'Size on disk (MB):', `${'relation'.padEnd(34)}${lakes[0].label.padStart(10)}${lakes[1].label.padStart(10)}${`per 1M persons (${lakes[1].label} lake)`.padStart(28)}`);
   for (const { relation, bytes } of lakes[1].sizes) {
-    const small = lakes[0].sizes.find((s) => s.relation === relation)?.bytes ?? NaN;
-    lines.push(`${relation.padEnd(34)}${(small / 2 ** 20).toFixed(0).padStart(10)}${(bytes / 2 ** 20).toFixed(0).padStart(10)}${((bytes / 2 ** 20) * (1_000_000 / lakes[1].persons)).toFixed(0).padStart(28)}`);
+    const smallBytes = lakes[0].sizes.find((s) => s.relation === relation)?.bytes ?? NaN;
+    lines.push(`${relation.padEnd(34)}${(smallBytes / 2 ** 20).toFixed(0).padStart(10)}${(bytes / 2 ** 20).toFixed(0).padStart(10)}${((bytes / 2 ** 20) * (1_000_000 / lakes[1].persons)).toFixed(0).padStart(28)}`);
   }
   const total = (l: Lake) => l.sizes.reduce((s, x) => s + x.bytes, 0) / 2 ** 30;
   lines.push(`${'total'.padEnd(34)}${(total(lakes[0]) * 1024).toFixed(0).padStart(10)}${(total(lakes[1]) * 1024).toFixed(0).padStart(10)}`, '');

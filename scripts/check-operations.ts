@@ -21,7 +21,7 @@ for (const [p, item] of Object.entries(definition.paths ?? {})) {
     contractIds.push(op.operationId);
   }
 }
-const handlerIds = Object.keys(operationHandlers({ knex: undefined as never, reads: undefined as never, config: loadConfig({}), live: undefined as never, monitors: undefined as never }));
+const handlerIds = Object.keys(operationHandlers({ knex: undefined as never, reads: undefined as never, config: loadConfig({}), live: undefined as never, monitors: undefined as never, limits: undefined as never }));
 const missing = contractIds.filter((id) => !handlerIds.includes(id));
 const extra = handlerIds.filter((id) => !contractIds.includes(id));
 const duplicated = contractIds.filter((id, i) => contractIds.indexOf(id) !== i);

@@ -24,9 +24,9 @@ import { authenticate } from './http/middleware/authenticate';
 import { jsonBody } from './http/middleware/body';
 import { dispatch } from './http/middleware/dispatch';
 import { edge } from './http/middleware/edge';
-import { rateLimit } from './http/middleware/rateLimit';
+import { Limits } from './http/middleware/limits';
 import { isApiPath, route } from './http/middleware/route';
-import { Metrics } from './http/metrics';
+import { Metrics } from './observability/metrics';
 import { operationalRoutes } from './http/routes/operational';
 import { dashboardRoutes } from './http/routes/dashboard';
 import { RequestCounter } from './http/requestCounter';
@@ -106,7 +106,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     ssrf: { allowLoopback: config.webhooks.allowLoopback },
     maxPerWorkspace: config.webhooks.maxMonitorsPerWorkspace,
   };
-  const handlers = operationHandlers({ knex, reads: deps.reads ?? primaryReads(knex), config, live, monitors, rateLimitStore: () => rateLimits.storeState() });
+  // The one owner of windows, quotas and the failed-authentication budget at the edge.
+  const limits = new Limits({ rateLimits, anonymousRateLimit: config.anonymousRateLimit, authFailureLimit: config.authFailureLimit });
+  const handlers = operationHandlers({ knex, reads: deps.reads ?? primaryReads(knex), config, live, monitors, limits, rateLimitStore: () => rateLimits.storeState() });
   const api = await createContract(registrations(handlers));
 
   // Behind N trusted proxies the client address is the one the outermost of them saw: the N-th
@@ -117,12 +119,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const metrics = deps.metrics ?? new Metrics();
   const requestCounter = new RequestCounter(knex, { flushMs: config.usageFlushMs, logger });
   // Outermost: request id, errors, envelope, and (with the final status) metrics and usage counts.
-  koa.use(edge({ logger, rateLimits, anonymousRateLimit: config.anonymousRateLimit, metrics, requestCounter }));
+  koa.use(edge({ logger, limits, metrics, requestCounter }));
   // The API's pipeline runs as plain steps (state.ts runSteps), not as Koa middleware frames.
   const apiSteps = [
     route(api),
-    authenticate({ authenticator, rateLimits, authFailureLimit: config.authFailureLimit, session: sessionAuthenticator(knex, { publicOrigin: config.publicOrigin }) }),
-    rateLimit({ rateLimits, anonymousRateLimit: config.anonymousRateLimit }),
+    authenticate({ authenticator, limits, session: sessionAuthenticator(knex, { publicOrigin: config.publicOrigin }) }),
+    limits.admit,
     jsonBody(config.bodyLimitBytes),
     dispatch(api, handlers),
   ];

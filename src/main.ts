@@ -3,17 +3,18 @@
  * optional Redis -> app -> listen; SIGINT/SIGTERM drain requests, then close Redis and the database.
  */
 import http from 'node:http';
+import net from 'node:net';
 import Redis from 'ioredis';
 import { createApp } from './app';
 import { loadConfig, type Config } from './config';
-import { createKnex, migrateLatest, openDatabase } from './db/knex';
+import { createKnex, migrateLatest, openDatabase, type Knex } from './db/knex';
 import { pendingMigrations } from './db/migrationState';
 import { ReadReplicas } from './db/replicas';
 import { createLogger, type Logger } from './logger';
 import { DEMO_LOADED_PERSONS, ensureDemoWorld } from './world/demo';
 import { ensureDemoWorkspace } from './domain/workspaces/demo';
 import { createSignInLink, signInUrl } from './domain/workspaces/sessions';
-import { Metrics } from './http/metrics';
+import { Metrics } from './observability/metrics';
 import { RefreshWorker } from './jobs/refreshWorker';
 import { createDeliveryWorker } from './jobs/deliveryWorker';
 import { createLiveSource, type LiveWiring } from './live';
@@ -28,70 +29,93 @@ export interface RunningServer {
 export async function startServer(opts: { demo?: boolean; config?: Config; migrate?: boolean } = {}): Promise<RunningServer> {
   const config = opts.config ?? loadConfig(process.env, { demo: opts.demo });
   const logger = createLogger(config.logLevel);
+  // A port already taken is found before the database starts (an embedded PostgreSQL takes seconds,
+  // the demo world longer): the command fails at once with one clear line.
+  await ensurePortFree(config.host, config.port);
   const db = await openDatabase(
     config,
     (line) => logger.debug({ postgres: line }),
     (line) => logger.warn(line),
   );
-  logger.info({ database: db.embedded ? `embedded (${config.dataDir}/postgres)` : 'DATABASE_URL' }, 'database ready');
-  if (opts.migrate === false) {
-    const pending = await pendingMigrations(db.knex);
-    if (pending.length) {
-      await db.close();
-      throw new Error(`the database lacks ${pending.length} migration(s) of this version (${pending.join(', ')}): run \`enrich migrate\` against the primary first`);
-    }
-  } else {
-    const applied = await migrateLatest(db.knex);
-    if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
-  }
-
-  // The demo serves real profiles from its first request: an empty lake gets a small world first.
+  // Everything opened from here on is closed again if starting fails (a migration, or the port taken
+  // between the check above and now): the process must not stay up holding the database.
+  const opened: (() => Promise<unknown> | undefined)[] = [() => db.close()];
+  const closeOpened = async () => {
+    for (const close of opened.reverse()) await Promise.resolve(close()).catch(() => undefined);
+  };
   let sampleUsername: string | undefined;
-  if (opts.demo) {
-    const world = await ensureDemoWorld(db.knex);
-    if (world.loaded) {
-      logger.info(
-        { persons: world.loaded.loaded_persons, world_persons: world.loaded.persons, companies: world.loaded.companies, elapsed_ms: world.loaded.elapsed_ms },
-        'demo world loaded into the empty lake',
-      );
+  let server: http.Server;
+  let requestKnex: Knex;
+  let worker: RefreshWorker | undefined;
+  let deliveries: ReturnType<typeof createDeliveryWorker> | undefined;
+  let live: LiveWiring;
+  let app: Awaited<ReturnType<typeof createApp>>;
+  let redis: Redis | undefined;
+  let reads: ReadReplicas | undefined;
+  try {
+    logger.info({ database: db.embedded ? `embedded (${config.dataDir}/postgres)` : 'DATABASE_URL' }, 'database ready');
+    if (opts.migrate === false) {
+      const pending = await pendingMigrations(db.knex);
+      if (pending.length) {
+        throw new Error(`the database lacks ${pending.length} migration(s) of this version (${pending.join(', ')}): run \`enrich migrate\` against the primary first`);
+      }
+    } else {
+      const applied = await migrateLatest(db.knex);
+      if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
     }
-    sampleUsername = world.sampleUsername;
-  }
 
-  const redis = config.redisUrl ? await connectRedis(config, logger) : undefined;
-  // Requests get a pool of their own whose statements and connection waits are bounded (a stalled
-  // or stopped database answers 503 within the timeouts); migrations and the demo load above use
-  // the unbounded one.
-  const requestKnex = createKnex(db.url, config.dbPoolMax, {
-    statementTimeoutMs: config.dbStatementTimeoutMs,
-    acquireTimeoutMs: config.dbAcquireTimeoutMs,
-  });
-  const metrics = new Metrics();
-  const reads = config.readReplicas.urls.length ? await openReadReplicas(config, requestKnex, logger) : undefined;
-  reads?.observe(metrics.registry);
-  const live = await createLiveSource(config, { db: db.knex, logger, observer: metrics.source });
-  const app = await createApp({ config, knex: requestKnex, logger, redis, databaseUrl: db.url, liveSource: live.source, metrics, reads });
-  const worker = config.refresh.inProcess
-    ? new RefreshWorker({ db: db.knex, source: live.source, config: config.refresh, logger, metrics })
-    : undefined;
-  const deliveries = config.webhooks.delivery.inProcess ? createDeliveryWorker(config, { databaseUrl: db.url, logger, metrics }) : undefined;
-  const server = http.createServer(
-    {
-      // A client that sends its headers or body slowly holds a socket for at most these.
-      requestTimeout: config.httpRequestTimeoutMs,
-      headersTimeout: config.httpHeadersTimeoutMs,
-      // How often those two are checked (Node's default, 30 s, would let a slow client overstay them).
-      connectionsCheckingInterval: Math.min(1000, config.httpHeadersTimeoutMs),
-    },
-    app.koa.callback(),
-  );
-  server.maxConnections = config.httpMaxConnections;
-  // Keep-alive longer than common load balancer idle timeouts so they never reuse a socket we closed.
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, resolve);
-  });
+    // The demo serves real profiles from its first request: an empty lake gets a small world first.
+    if (opts.demo) {
+      const world = await ensureDemoWorld(db.knex);
+      if (world.loaded) {
+        logger.info(
+          { persons: world.loaded.loaded_persons, world_persons: world.loaded.persons, companies: world.loaded.companies, elapsed_ms: world.loaded.elapsed_ms },
+          'demo world loaded into the empty lake',
+        );
+      }
+      sampleUsername = world.sampleUsername;
+    }
+    redis = config.redisUrl ? await connectRedis(config, logger) : undefined;
+    if (redis) opened.push(() => redis!.quit().catch(() => redis!.disconnect()));
+    // Requests get a pool of their own whose statements and connection waits are bounded (a stalled
+    // or stopped database answers 503 within the timeouts); migrations and the demo load above use
+    // the unbounded one.
+    requestKnex = createKnex(db.url, config.dbPoolMax, {
+      statementTimeoutMs: config.dbStatementTimeoutMs,
+      acquireTimeoutMs: config.dbAcquireTimeoutMs,
+    });
+    opened.push(() => requestKnex.destroy());
+    const metrics = new Metrics();
+    reads = config.readReplicas.urls.length ? await openReadReplicas(config, requestKnex, logger) : undefined;
+    if (reads) opened.push(() => reads!.close());
+    reads?.observe(metrics.registry);
+    live = await createLiveSource(config, { db: db.knex, logger, observer: metrics.source });
+    opened.push(() => live.close());
+    app = await createApp({ config, knex: requestKnex, logger, redis, databaseUrl: db.url, liveSource: live.source, metrics, reads });
+    opened.push(() => app.close());
+    worker = config.refresh.inProcess
+      ? new RefreshWorker({ db: db.knex, source: live.source, config: config.refresh, logger, metrics })
+      : undefined;
+    deliveries = config.webhooks.delivery.inProcess ? createDeliveryWorker(config, { databaseUrl: db.url, logger, metrics }) : undefined;
+    if (deliveries) opened.push(() => deliveries!.stop());
+    server = http.createServer(
+      {
+        // A client that sends its headers or body slowly holds a socket for at most these.
+        requestTimeout: config.httpRequestTimeoutMs,
+        headersTimeout: config.httpHeadersTimeoutMs,
+        // How often those two are checked (Node's default, 30 s, would let a slow client overstay them).
+        connectionsCheckingInterval: Math.min(1000, config.httpHeadersTimeoutMs),
+      },
+      app.koa.callback(),
+    );
+    server.maxConnections = config.httpMaxConnections;
+    // Keep-alive longer than common load balancer idle timeouts so they never reuse a socket we closed.
+    server.keepAliveTimeout = 65_000;
+    await listen(server, config.host, config.port);
+  } catch (err) {
+    await closeOpened();
+    throw err;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
@@ -183,6 +207,38 @@ async function connectRedis(config: Config, logger: Logger): Promise<Redis> {
   ]);
   if (!ready) logger.warn('redis did not answer at start: rate limits are per instance until it does');
   return redis;
+}
+
+/** A listen error in one line the operator can act on (EADDRINUSE, EACCES), the original as its cause. */
+export class PortUnavailableError extends Error {
+  constructor(host: string, port: number, err: NodeJS.ErrnoException) {
+    const why =
+      err.code === 'EADDRINUSE'
+        ? 'is already in use by another process: stop it or set PORT to a free port'
+        : err.code === 'EACCES'
+          ? 'may not be opened by this user: choose a PORT above 1023'
+          : `cannot be opened (${err.code ?? err.message})`;
+    super(`port ${port} on ${host} ${why}`, { cause: err });
+  }
+}
+
+function listen(server: http.Server, host: string, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => reject(new PortUnavailableError(host, port, err));
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+/** Fails with PortUnavailableError when host:port cannot be listened on now (port 0: any free port, nothing to check). */
+async function ensurePortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = net.createServer();
+  await listen(probe as unknown as http.Server, host, port);
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
 }
 
 async function closeServer(server: http.Server): Promise<void> {

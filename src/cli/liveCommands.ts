@@ -13,7 +13,7 @@ const lazy = {
   knex: load.database,
   world: load.world,
   changes: () => require('../domain/lake/write/changes') as typeof import('../domain/lake/write/changes'),
-  metrics: () => require('../http/metrics') as typeof import('../http/metrics'),
+  metrics: () => require('../observability/metrics') as typeof import('../observability/metrics'),
   worker: () => require('../jobs/refreshWorker') as typeof import('../jobs/refreshWorker'),
   deliveryWorker: () => require('../jobs/deliveryWorker') as typeof import('../jobs/deliveryWorker'),
   live: () => require('../live') as typeof import('../live'),

@@ -73,15 +73,9 @@ function guardedClientClass(timeouts: DatabaseTimeouts | undefined): KnexClientC
     acquireConnection(): Promise<Tracked>;
     releaseConnection(c: Tracked): Promise<void>;
     destroy(callback?: () => void): Promise<void>;
-    initializePool(config?: unknown): void;
   };
   const guardMs = timeouts ? timeouts.statementTimeoutMs + GUARD_MARGIN_MS : 0;
   class GuardedClientPg extends ClientPg {
-    private warm: { connection: Tracked; at: number }[] = [];
-    private trimTimer: NodeJS.Timeout | undefined;
-    /** Set by destroy(): the pool then waits for every connection, so none may stay in the stack. */
-    private destroying = false;
-
     async _acquireOnlyConnection(): Promise<Tracked> {
       let connection: Tracked;
       try {
@@ -123,19 +117,14 @@ function guardedClientClass(timeouts: DatabaseTimeouts | undefined): KnexClientC
       });
     }
 
-    /** knex's pool (tarn): undefined once destroyed. */
-    private get tarn(): TarnPool | undefined {
-      return (this as unknown as { pool?: TarnPool }).pool;
+    /** The warm stack of this client's pool (undefined once destroyed). */
+    private get stack(): WarmStack | undefined {
+      return warmStackOf((this as unknown as { pool?: TarnPool }).pool);
     }
 
     /** A connection from the warm stack, if one is there and usable (no promise, no pool work). */
     takeWarm(): Tracked | undefined {
-      while (this.warm.length) {
-        const { connection } = this.warm.pop()!;
-        if (!unusable(connection)) return connection;
-        this.tarn?.release(connection);
-      }
-      return undefined;
+      return this.stack?.take();
     }
 
     async acquireConnection(): Promise<Tracked> {
@@ -156,42 +145,12 @@ function guardedClientClass(timeouts: DatabaseTimeouts | undefined): KnexClientC
 
     /** Back to the warm stack, or to the pool when someone waits there (or the connection is lost). */
     putBack(connection: Tracked): void {
-      const pool = this.tarn;
-      if (!pool) return;
-      if (this.destroying || unusable(connection) || pool.numPendingAcquires() > 0) {
-        pool.release(connection);
-        return;
-      }
-      this.warm.push({ connection, at: Date.now() });
-      if (!this.trimTimer) {
-        this.trimTimer = setInterval(() => this.trim(Date.now() - WARM_IDLE_MS), WARM_IDLE_MS);
-        this.trimTimer.unref();
-      }
-    }
-
-    /** Connections unused since `before` (all of them for Infinity) go back to the pool. */
-    private trim(before: number): void {
-      const keep: { connection: Tracked; at: number }[] = [];
-      for (const entry of this.warm) {
-        if (entry.at < before || unusable(entry.connection)) this.tarn?.release(entry.connection);
-        else keep.push(entry);
-      }
-      this.warm = keep;
-      if (!keep.length && this.trimTimer) {
-        clearInterval(this.trimTimer);
-        this.trimTimer = undefined;
-      }
-    }
-
-    /** knex.initialize() after destroy() makes a new pool: the stack serves again. */
-    initializePool(config?: unknown): void {
-      this.destroying = false;
-      base.initializePool.call(this, config);
+      this.stack?.put(connection);
     }
 
     async destroy(callback?: () => void): Promise<void> {
-      this.destroying = true;
-      this.trim(Infinity);
+      // Every connection of the stack back to the pool first: tarn's destroy waits for all it lent.
+      this.stack?.close();
       return base.destroy.call(this, callback);
     }
 
@@ -238,6 +197,86 @@ function guardedClientClass(timeouts: DatabaseTimeouts | undefined): KnexClientC
     }
   }
   return GuardedClientPg as unknown as KnexClientClass;
+}
+
+/**
+ * The warm stack of one tarn pool. It belongs to the **pool**, not to the knex client object:
+ * knex clones its client for `withUserParams` (the migrator does, on every `migrate.latest()`) by
+ * copying its fields, so a stack kept in a client field was copied too, and connections released
+ * through the clone went into a stack that the original's destroy() never emptied. tarn's destroy
+ * then waited for them until the clone's idle timer handed them back: every CLI command waited
+ * ~2 s (two WARM_IDLE_MS ticks) after its last query. Keyed by the pool, every clone and the
+ * original share one stack, and a new pool (knex.initialize() after destroy) gets a new one.
+ */
+class WarmStack {
+  private entries: { connection: Tracked; at: number }[] = [];
+  private trimTimer: NodeJS.Timeout | undefined;
+  /** Set by close(): the pool is being destroyed and waits for every connection it lent. */
+  private closed = false;
+
+  constructor(private readonly pool: TarnPool) {}
+
+  take(): Tracked | undefined {
+    while (this.entries.length) {
+      const { connection } = this.entries.pop()!;
+      if (!unusable(connection)) return connection;
+      this.pool.release(connection);
+    }
+    return undefined;
+  }
+
+  put(connection: Tracked): void {
+    if (this.closed || unusable(connection) || this.pool.numPendingAcquires() > 0) {
+      this.pool.release(connection);
+      return;
+    }
+    this.entries.push({ connection, at: Date.now() });
+    if (!this.trimTimer) {
+      this.trimTimer = setInterval(() => this.trim(Date.now() - WARM_IDLE_MS), WARM_IDLE_MS);
+      this.trimTimer.unref();
+    }
+  }
+
+  /** How many connections wait in the stack (tests). */
+  get size(): number {
+    return this.entries.length;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.trim(Infinity);
+  }
+
+  /** Connections unused since `before` (all of them for Infinity) go back to the pool. */
+  private trim(before: number): void {
+    const keep: { connection: Tracked; at: number }[] = [];
+    for (const entry of this.entries) {
+      if (entry.at < before || unusable(entry.connection)) this.pool.release(entry.connection);
+      else keep.push(entry);
+    }
+    this.entries = keep;
+    if (!keep.length && this.trimTimer) {
+      clearInterval(this.trimTimer);
+      this.trimTimer = undefined;
+    }
+  }
+}
+
+const warmStacks = new WeakMap<TarnPool, WarmStack>();
+
+function warmStackOf(pool: TarnPool | undefined): WarmStack | undefined {
+  if (!pool) return undefined;
+  let stack = warmStacks.get(pool);
+  if (!stack) {
+    stack = new WarmStack(pool);
+    warmStacks.set(pool, stack);
+  }
+  return stack;
+}
+
+/** Connections waiting in the warm stack of a knex instance's pool (tests). */
+export function warmConnections(db: Knex): number {
+  return warmStackOf((db.client as { pool?: TarnPool }).pool)?.size ?? 0;
 }
 
 type PgQueryInstance = { name?: string };

@@ -12,11 +12,48 @@ import type { AppContext } from './state';
 export const SESSION_COOKIE = 'enrich_session';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** Same origin as this server (scheme, host and port as the request reached it, proxies trusted). */
+/**
+ * The server's own origin: PUBLIC_URL's when set, otherwise the scheme and Host the request reached
+ * this server with (X-Forwarded-Proto/-Host only behind a trusted proxy, as Koa reads them). Not
+ * Koa's `ctx.origin`: in Koa 3 that getter answers the request's own `Origin` header, so comparing
+ * with it compared the header with itself and let every site through.
+ */
+export function ownOrigin(ctx: AppContext, publicOrigin?: string): string {
+  if (publicOrigin) return publicOrigin;
+  const fromHost = `${ctx.protocol}://${ctx.host}`;
+  // Through URL, as a browser writes Origin: lower case, default port dropped (Host: x:80 is http://x).
+  return originOf(fromHost) ?? fromHost;
+}
+
+/** A URL's origin (scheme://host[:port], default ports dropped), or undefined when it is not a URL. */
+function originOf(value: string): string | undefined {
+  try {
+    const origin = new URL(value).origin;
+    return origin === 'null' ? undefined : origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a request was made by this server's own pages (CSRF defence for cookie-authenticated
+ * calls): `Origin` when sent (`null`, sent from sandboxed frames and some redirects, is refused);
+ * without it `Sec-Fetch-Site` (only `same-origin` passes); without either the origin of `Referer`.
+ * A request carrying none of the three comes from no browser page; it passes only when `required`
+ * is false (sign-in, which a script may post with an API key). The server's own origin is
+ * `ownOrigin`; another port on the same host is another origin.
+ */
 export function checkOrigin(ctx: AppContext, required: boolean, publicOrigin?: string): void {
+  const own = ownOrigin(ctx, publicOrigin);
   const origin = ctx.get('origin');
-  if (!origin && !required) return;
-  if (origin !== (publicOrigin ?? ctx.origin)) {
+  const fetchSite = ctx.get('sec-fetch-site');
+  const referer = ctx.get('referer');
+  let sameOrigin: boolean;
+  if (origin) sameOrigin = originOf(origin) === own;
+  else if (fetchSite) sameOrigin = fetchSite === 'same-origin';
+  else if (referer) sameOrigin = originOf(referer) === own;
+  else sameOrigin = !required;
+  if (!sameOrigin) {
     throw new AppError(
       'ORIGIN_NOT_ALLOWED',
       'The Origin of this request is not this server: state-changing calls with a dashboard session must come from the dashboard.',

@@ -28,7 +28,7 @@ import fs from 'node:fs';
 import type { Knex } from 'knex';
 import type { Config, DeliveryConfig } from '../config';
 import { createKnex } from '../db/knex';
-import type { Metrics } from '../http/metrics';
+import type { Metrics } from '../observability/metrics';
 import type { Logger } from '../logger';
 import { WebhookClient, type AttemptResult } from '../domain/webhooks/client';
 import {

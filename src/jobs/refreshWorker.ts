@@ -17,7 +17,7 @@ import { IDEMPOTENCY_TTL_SECONDS } from '../domain/live/idempotency';
 import type { Logger } from '../logger';
 import type { LiveSource } from '../domain/live/source';
 import { addBatch, emptyRound, refreshBatch, refreshRound, type RefreshObserver, type RoundReport } from '../domain/refresh/round';
-import type { Metrics } from '../http/metrics';
+import type { Metrics } from '../observability/metrics';
 import { Nap } from './nap';
 
 export interface WorkerDeps {

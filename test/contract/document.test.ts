@@ -106,6 +106,8 @@ describe('the contract document', () => {
         'GET /institution/alumni', 'GET /company', 'GET /company/check', 'GET /company/realtime', 'POST /companies/search',
         'GET /company/current-employees', 'GET /company/past-employees', 'GET /company/headcount-by-seniority',
         'GET /company/hiring-signals', 'GET /company/decision-makers', 'POST /monitors', 'GET /monitors', 'DELETE /monitors',
+        // A record's history (issue 23)
+        'GET /person/history', 'GET /company/history', 'GET /events',
         'GET /monitors/{id}', 'DELETE /monitors/{id}',
         // Workspace (the dashboard's operations, issue 15)
         'POST /workspace/sessions', 'GET /workspace/sessions/current', 'DELETE /workspace/sessions/current', 'GET /workspace/keys',
@@ -124,7 +126,8 @@ describe('the contract document', () => {
     expect(Object.keys(examples).length).toBeGreaterThanOrEqual(1);
     for (const example of Object.values(examples)) expect(example.summary).toBeTruthy();
     for (const [status, response] of Object.entries(responses)) {
-      if (status.startsWith('2')) continue;
+      // Errors are 4xx and 5xx; a 304 Not Modified (issue 23's conditional lookups) has no body.
+      if (!/^[45]/.test(status)) continue;
       const schema = response.content!['application/json'].schema;
       expect(Object.keys(schema.properties ?? {}).sort()).toEqual(['code', 'error', 'metadata', 'quotas']);
     }
@@ -139,7 +142,8 @@ describe('the contract document', () => {
         'monitor.test', 'person.job_changed', 'person.location_changed', 'person.title_changed'],
     );
     const jobChanged = doc.webhooks['person.job_changed'].post.requestBody.content['application/json'].schema;
-    expect(jobChanged.required?.sort()).toEqual(['diff', 'event', 'id', 'monitor_id', 'timestamp']);
+    // The specification's five fields, and the subject of the change (issue 23).
+    expect(jobChanged.required?.sort()).toEqual(['diff', 'event', 'id', 'monitor_id', 'subject', 'timestamp']);
     expect(Object.keys(jobChanged.properties!.diff.properties!).sort()).toEqual(
       ['new_company', 'new_company_id', 'new_title', 'old_company', 'old_company_id', 'old_title'],
     );

@@ -12,7 +12,7 @@ import path from 'node:path';
 import pino from 'pino';
 import type { Knex } from 'knex';
 import { loadConfig, type Config, type DeliveryConfig } from '../../src/config';
-import type { Metrics } from '../../src/http/metrics';
+import type { Metrics } from '../../src/observability/metrics';
 import { DeliveryWorker } from '../../src/jobs/deliveryWorker';
 import { loadServerKeys, type ServerKeys } from '../../src/domain/webhooks/secrets';
 import { systemResolver, type ResolveHost } from '../../src/domain/webhooks/ssrf';

@@ -1,5 +1,5 @@
 import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
-import { Metrics, UNSAFE_DEFAULT_METRICS } from '../../src/http/metrics';
+import { Metrics, UNSAFE_DEFAULT_METRICS } from '../../src/observability/metrics';
 
 describe('Metrics', () => {
   afterEach(() => jest.restoreAllMocks());

@@ -1,5 +1,5 @@
 import { RateLimits } from '../../src/domain/ratelimit/rateLimits';
-import { rateLimitHeaders } from '../../src/http/rateLimitHeaders';
+import { rateLimitHeaders, rateLimitRemaining } from '../../src/http/rateLimitHeaders';
 
 const principal = (over: Partial<{ workspaceLimit: number; memberAllowance: number | null; accountId: string }> = {}) => ({
   workspaceId: `ws-${Math.random()}`,
@@ -121,6 +121,29 @@ describe('sliding windows (fake clock)', () => {
     c.set(c.now() + (refused.retryAfterSeconds! - 1) * 1000);
     expect((await limits.consume(p)).allowed).toBe(false);
     c.set(c.now() + 1000);
+    expect((await limits.consume(p)).allowed).toBe(true);
+  });
+
+  it.each([
+    ['a burst in one window (the next fits in the next window)', 10_000, 5, 0],
+    ['a full previous window (the next fits once it weighs less)', 59_000, 5, 5],
+  ])('after a 429, reset_at is the instant a request fits again: %s', async (_label, offset, limit, before) => {
+    const c = clock(500 * W + offset);
+    const limits = new RateLimits({ windowSeconds: 60, now: c.now });
+    const p = principal({ workspaceLimit: limit });
+    for (let i = 0; i < before; i++) await limits.consume(p);
+    c.set(501 * W + offset);
+    while ((await limits.consume(p)).allowed);
+    const refused = await limits.consume(p);
+    expect(refused.allowed).toBe(false);
+    const resetAt = refused.quotas.workspace.resetAt.getTime();
+    // Retry-After and the RateLimit header's t state the same instant, rounded up to a second.
+    expect(refused.retryAfterSeconds).toBe(Math.ceil((resetAt - c.now()) / 1000));
+    expect(rateLimitRemaining(refused.quotas, c.now())).toBe(`"workspace";r=0;t=${refused.retryAfterSeconds}`);
+    // A millisecond earlier it does not fit; at reset_at it does.
+    c.set(resetAt - 1);
+    expect((await limits.consume(p)).allowed).toBe(false);
+    c.set(resetAt);
     expect((await limits.consume(p)).allowed).toBe(true);
   });
 

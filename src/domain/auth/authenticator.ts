@@ -25,8 +25,14 @@ import {
   type ChannelTiming,
 } from '../../db/repositories/authChanges';
 import { apiKeyInvalid } from '../errors';
-import { apiKeyCacheKey, bearerToken, hashApiKey, hashesEqual, keyFormat } from './apiKey';
+import { apiKeyCacheKey, bearerToken, hashesEqual, keyFormat } from './apiKey';
 import type { Principal } from './principal';
+
+/** A bearer token and its digest (base64 SHA-256, the caches' key), computed once per request. */
+export interface PresentedKey {
+  token: string;
+  cacheKey: string;
+}
 
 /** What an operator change touched: cached entries of that key, account or workspace are dropped. */
 export type AuthChange = { keyHash: Buffer } | { accountId: string } | { workspaceId: string };
@@ -152,28 +158,38 @@ export class Authenticator {
     await this.subscription?.close();
   }
 
-  /** The principal of a key verified recently (no query), if the header carries one. */
-  cached(authorization: string | undefined): Principal | undefined {
+  /**
+   * The key an Authorization header presents, with its digest computed once: the cache lookup
+   * (`cached`) and the verification on a miss (`authenticate`) both use it, so a key is hashed once
+   * per request whichever path it takes. Undefined when the header carries no bearer token.
+   */
+  presented(authorization: string | undefined): PresentedKey | undefined {
     const token = bearerToken(authorization);
-    if (!token || !this.verified) return undefined;
-    const principal = this.verified.get(apiKeyCacheKey(token));
+    return token ? { token, cacheKey: apiKeyCacheKey(token) } : undefined;
+  }
+
+  /** The principal of a key verified recently (no query), if the header (or presented key) carries one. */
+  cached(key: string | undefined | PresentedKey): Principal | undefined {
+    const presented = typeof key === 'object' ? key : this.presented(key);
+    if (!presented || !this.verified) return undefined;
+    const principal = this.verified.get(presented.cacheKey);
     return principal && !expired(principal) ? principal : undefined;
   }
 
   /** Throws API_KEY_INVALID for a missing, malformed, unknown, revoked or expired key. */
-  async authenticate(authorization: string | undefined): Promise<Principal> {
-    const token = bearerToken(authorization);
-    const format = token ? keyFormat(token) : 'invalid';
-    if (!token || format === 'invalid' || (format === 'legacy' && !this.legacyKeys)) throw apiKeyInvalid();
-    const hash = hashApiKey(token);
-    const cacheKey = hash.toString('base64');
+  async authenticate(key: string | undefined | PresentedKey): Promise<Principal> {
+    const presented = typeof key === 'object' ? key : this.presented(key);
+    const format = presented ? keyFormat(presented.token) : 'invalid';
+    if (!presented || format === 'invalid' || (format === 'legacy' && !this.legacyKeys)) throw apiKeyInvalid();
+    const { cacheKey } = presented;
     const cached = this.verified?.get(cacheKey);
     if (cached) {
       if (expired(cached)) throw apiKeyInvalid();
       return cached;
     }
     if (this.unknown?.get(cacheKey)) throw apiKeyInvalid();
-    const principal = await this.lookup(hash);
+    // The digest the cache key was made of (base64 of the SHA-256): decoded, not computed again.
+    const principal = await this.lookup(Buffer.from(cacheKey, 'base64'));
     if (!principal) {
       this.unknown?.set(cacheKey, true, { ttl: this.entryTtl });
       throw apiKeyInvalid();

@@ -295,9 +295,9 @@ export class RateLimits {
   authFailureBudget(address: string, limit: number): MaybePromise<Decision> {
     const now = this.now();
     return chain(this.count('authfail', address, now), (count) => {
-      const window = this.window(limit, count, now);
-      if (used(count) + 1 <= limit) return { allowed: true, quotas: { workspace: window } };
-      return this.refuse({ workspace: window }, 'workspace', this.msUntilAdmitted(limit, count, now));
+      if (used(count) + 1 <= limit) return { allowed: true, quotas: { workspace: this.window(limit, count, now) } };
+      const waitMs = this.msUntilAdmitted(limit, count, now);
+      return this.refuse({ workspace: this.refusedWindow(limit, count, now, waitMs) }, 'workspace', waitMs);
     });
   }
 
@@ -338,16 +338,27 @@ export class RateLimits {
   private decide(scope: Scope, id: string, limit: number, count: Count, now: number): MaybePromise<Taken> {
     if (used(count) <= limit) return { allowed: true, window: this.window(limit, count, now), retryAfterMs: 0 };
     const without = { ...count, current: count.current - 1 };
+    const waitMs = this.msUntilAdmitted(limit, without, now);
     return chain(this.counters[scope].reward(id, this.index(now)), () => ({
       allowed: false,
-      window: this.window(limit, without, now),
-      retryAfterMs: this.msUntilAdmitted(limit, without, now),
+      window: this.refusedWindow(limit, without, now, waitMs),
+      retryAfterMs: waitMs,
     }));
   }
 
   /**
+   * The window of a refusal: its `reset_at` is the instant the next request will be admitted (the
+   * same instant Retry-After and the RateLimit header's `t` round up to), not the end of the
+   * aligned window, which in a sliding window can come well before that instant.
+   */
+  private refusedWindow(limit: number, count: Count, now: number, waitMs: number): WindowState {
+    return { ...this.window(limit, count, now), resetAt: new Date(now + waitMs) };
+  }
+
+  /**
    * `remaining` is what fits now; `reset_at` is the end of the current window, from which the
-   * current count starts to weigh less (with an idle previous window, the whole count).
+   * current count starts to weigh less (with an idle previous window, the whole count). A refused
+   * request's window says instead when the next one fits (refusedWindow).
    */
   private window(limit: number, count: Count, now: number): WindowState {
     const resetAt = new Date(Math.max(count.windowStart + this.windowMs, now + 1));
@@ -367,7 +378,9 @@ export class RateLimits {
       const f = c.current > 0 ? Math.max(0, 1 - (limit - 1) / c.current) : 0;
       at = c.windowStart + W + f * W;
     }
-    return Math.max(0, at - now);
+    // Rounded up to a whole millisecond: at that instant the request fits (`reset_at` is a promise
+    // a client may act on to the millisecond).
+    return Math.max(1, Math.ceil(at) - now);
   }
 
   private refuse(quotas: QuotaState, refusedBy: 'workspace' | 'member', retryAfterMs: number): Decision {

@@ -6,6 +6,7 @@ import type { RealtimeDeps } from '../../domain/live/realtime';
 import type { MonitorDeps } from '../../domain/monitors/monitors';
 import type { operations } from '../../../generated/types';
 import type { AppContext } from '../state';
+import type { Limits } from '../middleware/limits';
 
 /** Webhook deliveries are operations the service sends, not serves; openapi-typescript lists them too. */
 export type WebhookOperationId =
@@ -71,6 +72,8 @@ export interface HandlerDeps {
   /** The lake's reads (lakeRead.ts): a read replica in use, else the primary. */
   reads: LakeReads;
   config: Config;
+  /** The edge's limits (the failed-authentication budget that sign-in with a key counts against). */
+  limits: Limits;
   /** Where rate limits are counted right now (readiness reports it). */
   rateLimitStore?: () => RateLimitStoreState;
   /** The live source and what the realtime operations share (coalescing). */

@@ -1,24 +1,18 @@
 /**
  * 401 for a missing/invalid key, 402 for a workspace without an active license (on the operations
  * whose contract documents 402). Neither consumes rate limit; the 402 answer still shows the
- * workspace's current window.
- *
- * Key guessing is throttled per client address: every failed authentication (401) counts against
- * the address's budget (AUTH_FAILURE_LIMIT per sliding window). Once it is used up, requests whose
- * key the server has not verified recently are refused with 429 and Retry-After before any lookup;
- * keys already in use (cached) keep working from the same address.
+ * workspace's current window. The failed-authentication budget that throttles key guessing is the
+ * limits stage's (limits.ts `guardKeyCheck`): a key verified recently (cached) never touches it.
  */
 import type { Authenticator } from '../../domain/auth/authenticator';
 import { licenseState, type Principal } from '../../domain/auth/principal';
 import { AppError } from '../../domain/errors';
-import type { RateLimits } from '../../domain/ratelimit/rateLimits';
-import { clientAddress } from '../clientAddress';
+import type { Limits } from './limits';
 import type { AppContext, Step } from '../state';
 
 interface AuthenticateDeps {
   authenticator: Authenticator;
-  rateLimits: RateLimits;
-  authFailureLimit: number;
+  limits: Limits;
   /** The dashboard's session cookie, tried when no Authorization header is sent (http/session.ts). */
   session?: (ctx: AppContext) => Promise<Principal | undefined>;
 }
@@ -37,10 +31,12 @@ export function authenticate(deps: AuthenticateDeps): Step {
         fromSession ? admit(ctx, fromSession, rules, deps) : verify(ctx, header, deps).then((p) => admit(ctx, p, rules, deps)),
       );
     }
+    // The key's digest, computed once: for the cache here and, on a miss, for the lookup.
+    const presented = deps.authenticator.presented(header);
     // A key verified recently: no query, no promise.
-    const cached = deps.authenticator.cached(header);
+    const cached = presented && deps.authenticator.cached(presented);
     if (cached) return admit(ctx, cached, rules, deps);
-    return verify(ctx, header, deps).then((p) => admit(ctx, p, rules, deps));
+    return verify(ctx, presented, deps).then((p) => admit(ctx, p, rules, deps));
   };
 }
 
@@ -48,8 +44,7 @@ export function authenticate(deps: AuthenticateDeps): Step {
 function admit(ctx: AppContext, principal: Principal, rules: Rules, deps: AuthenticateDeps): void | Promise<void> {
   const license = licenseState(principal);
   if (license !== 'active' && rules.checksLicense) {
-    return Promise.resolve(deps.rateLimits.peek(principal)).then((quotas) => {
-      ctx.state.quotas = quotas;
+    return deps.limits.showWindows(ctx, principal).then(() => {
       throw new AppError(
         'LICENSE_INACTIVE',
         license === 'expired' ? 'The workspace license has expired' : 'The workspace has no active license',
@@ -59,22 +54,8 @@ function admit(ctx: AppContext, principal: Principal, rules: Rules, deps: Authen
   ctx.state.principal = principal;
 }
 
-async function verify(ctx: AppContext, header: string | undefined, deps: AuthenticateDeps): Promise<Principal> {
-  const address = clientAddress(ctx);
-  const budget = await deps.rateLimits.authFailureBudget(address, deps.authFailureLimit);
-  if (!budget.allowed) {
-    ctx.state.quotas = budget.quotas;
-    throw new AppError('RATE_LIMIT_EXCEEDED', 'Too many failed authentications from this address: retry later', {
-      'Retry-After': String(budget.retryAfterSeconds),
-    });
-  }
-  try {
-    return await deps.authenticator.authenticate(header);
-  } catch (err) {
-    // Only a refused key counts; a check that could not run (database down) does not.
-    if (err instanceof AppError && err.code === 'API_KEY_INVALID') await deps.rateLimits.recordAuthFailure(address);
-    throw err;
-  }
+function verify(ctx: AppContext, key: Parameters<Authenticator['authenticate']>[0], deps: AuthenticateDeps): Promise<Principal> {
+  return deps.limits.guardKeyCheck(ctx, () => deps.authenticator.authenticate(key));
 }
 
 /** What the contract says of an operation's keys and license, read once per operation (the document never changes). */

@@ -84,9 +84,11 @@ type Validation = { errors?: ErrorObject[] | null; coerced?: object };
 
 function queryOnlyPlan(api: OpenAPIBackend, operation: Operation): QueryOnlyPlan | undefined {
   const parameters = (operation.parameters ?? []) as { in: string; name: string; required?: boolean; schema?: { type?: unknown }; content?: unknown }[];
-  // An optional header parameter (If-None-Match on the lookups) is read by its handler, not
-  // validated here: any header value is a string, and the header object passed is empty.
-  const optionalHeader = (p: { in: string; required?: boolean }) => p.in === 'header' && !p.required;
+  // An optional header parameter that any string satisfies (If-None-Match on the lookups) is read
+  // by its handler, not validated here: the header object passed is empty. A header with a rule of
+  // its own (Idempotency-Key's pattern) sends the operation down the full validation path.
+  const optionalHeader = (p: { in: string; required?: boolean; schema?: object }) =>
+    p.in === 'header' && !p.required && JSON.stringify(p.schema) === '{"type":"string"}';
   if (operation.requestBody || /\{/.test(operation.path) || parameters.some((p) => (p.in !== 'query' && !optionalHeader(p)) || p.content)) return undefined;
   const validators = api.validator.getRequestValidatorsForOperation(operation.operationId!);
   if (!validators?.length) return undefined;
@@ -115,6 +117,17 @@ function validateQueryOnly(plan: QueryOnlyPlan, rawQuery: Record<string, string 
   return { errors: errors.length ? errors : null, coerced };
 }
 
+/** The operation's query parameter names (computed once), for the "did you mean" of an unknown one. */
+const queryNameCache = new WeakMap<Operation, string[]>();
+function queryNames(operation: Operation): string[] {
+  let names = queryNameCache.get(operation);
+  if (!names) {
+    names = ((operation.parameters ?? []) as { in: string; name: string }[]).filter((p) => p.in === 'query').map((p) => p.name);
+    queryNameCache.set(operation, names);
+  }
+  return names;
+}
+
 /** The last step of the API pipeline: validation, then the operation's handler. */
 export function dispatch(api: OpenAPIBackend, handlers: OperationHandlers): Step {
   const plans = new Map<Operation, QueryOnlyPlan | undefined>();
@@ -138,7 +151,7 @@ export function dispatch(api: OpenAPIBackend, handlers: OperationHandlers): Step
           },
           operation,
         );
-    if (validation.errors) throw new AppError('VALIDATION_ERROR', validationMessage(validation.errors));
+    if (validation.errors) throw new AppError('VALIDATION_ERROR', validationMessage(validation.errors, { query: queryNames(operation) }));
     const coerced = validation.coerced as { query?: Record<string, unknown>; params?: Record<string, unknown> };
     const operationId = operation.operationId as OperationId;
     // The one place where validated input meets the generated types: openapi-backend has just

@@ -9,19 +9,19 @@ import type { Middleware } from 'koa';
 import type { Logger } from '../../logger';
 import { classifyDatabaseError } from '../../db/errors';
 import { AppError, notFound } from '../../domain/errors';
-import type { QuotaState, RateLimits } from '../../domain/ratelimit/rateLimits';
-import { clientAddress } from '../clientAddress';
+import type { QuotaState } from '../../domain/ratelimit/rateLimits';
+import type { Limits } from './limits';
 import { API_ROOT } from '../contract';
 import type { RequestState } from '../state';
 import { rateLimitPolicy, rateLimitRemaining } from '../rateLimitHeaders';
-import type { Metrics } from '../metrics';
+import type { Metrics } from '../../observability/metrics';
 import type { RequestCounter } from '../requestCounter';
 import { containsRawJson, RawJson, spliceData, toJsonText } from '../rawJson';
 
 export interface EdgeDeps {
   logger: Logger;
-  rateLimits: RateLimits;
-  anonymousRateLimit: number;
+  /** The windows every answer shows (limits.ts owns them). */
+  limits: Limits;
   /** Observed here, with the final status, errors included (omitted: not observed). */
   metrics?: Metrics;
   requestCounter?: RequestCounter;
@@ -31,7 +31,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function edge(deps: EdgeDeps): Middleware<RequestState> {
   const { logger, metrics, requestCounter } = deps;
-  const windowSeconds = deps.rateLimits.windowSeconds;
+  const { limits } = deps;
+  const windowSeconds = limits.windowSeconds;
   return async (ctx, next) => {
     const startedAt = process.hrtime.bigint();
     const requestId = newRequestId();
@@ -60,7 +61,7 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
       }
       const body = ctx.body;
       if (!ctx.state.raw && isPlainObject(body)) {
-        const quotas = ctx.state.quotas ?? (await anonymousQuotas(deps, clientAddress(ctx)));
+        const quotas = await limits.quotasFor(ctx);
         const now = Date.now();
         res.setHeader('RateLimit-Policy', rateLimitPolicy(quotas, windowSeconds));
         res.setHeader('RateLimit', rateLimitRemaining(quotas, now));
@@ -95,17 +96,6 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
       metrics?.observeRequest(ctx, startedAt);
     }
   };
-}
-
-/** Responses that were not rate-limited themselves (401, unknown paths) show the caller's anonymous window. */
-async function anonymousQuotas(deps: EdgeDeps, address: string): Promise<QuotaState> {
-  try {
-    return await deps.rateLimits.peekAnonymous(address, deps.anonymousRateLimit);
-  } catch {
-    // Never fail an answer because the limiter store is unreachable: report a fresh window.
-    const resetAt = new Date(Date.now() + deps.rateLimits.windowSeconds * 1000);
-    return { workspace: { limit: deps.anonymousRateLimit, remaining: deps.anonymousRateLimit, resetAt } };
-  }
 }
 
 function serializeQuotas(q: QuotaState) {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import Router from '@koa/router';
 import { PROJECT_ROOT } from '../../paths';
 import { AppError } from '../../domain/errors';
-import type { Metrics } from '../metrics';
+import type { Metrics } from '../../observability/metrics';
 import type { RequestState } from '../state';
 
 const GENERATED = path.join(PROJECT_ROOT, 'generated');

@@ -51,6 +51,40 @@ describe('failed authentications are limited per client address', () => {
   });
 });
 
+describe('signing in to the dashboard with an API key spends the same budget', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    // The default budget (AUTH_FAILURE_LIMIT 20).
+    h = await createHarness({ config: { authFailureLimit: 20, trustProxyHops: 1 } });
+  });
+  afterAll(() => h.close());
+
+  const signIn = (address: string, apiKey: string) =>
+    h.send(h.http.post('/api/v1/workspace/sessions').set('X-Forwarded-For', address).send({ api_key: apiKey }));
+
+  it('20 bad keys answer 401, then 429 with Retry-After, as on /account; the budget is the same one', async () => {
+    const { key } = await h.workspace();
+    const answers = [];
+    for (let i = 0; i < 20; i++) answers.push((await signIn('203.0.113.70', generateApiKey().key)).status);
+    expect(answers).toEqual(Array(20).fill(401));
+    const refused = await signIn('203.0.113.70', generateApiKey().key);
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // Even a good key waits, on sign-in and on the API alike: the address used its budget up.
+    expect((await signIn('203.0.113.70', key)).status).toBe(429);
+    expect((await from(h, '203.0.113.70', key)).status).toBe(429);
+    // Another address signs in.
+    expect((await signIn('203.0.113.71', key)).status).toBe(201);
+  });
+
+  it('failures on the API count against sign-in too', async () => {
+    const { key } = await h.workspace();
+    for (let i = 0; i < 20; i++) expect((await from(h, '203.0.113.72', generateApiKey().key)).status).toBe(401);
+    expect((await signIn('203.0.113.72', key)).status).toBe(429);
+  });
+});
+
 describe('refused without a lookup', () => {
   let h: Harness;
   beforeAll(async () => {

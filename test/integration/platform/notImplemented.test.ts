@@ -25,6 +25,8 @@ const VALID_REQUESTS: Record<string, { query?: string; body?: object; path?: str
   listAlumni: { query: 'school=University%20of%20Texas%20at%20Austin' },
   getCompany: { query: 'company_id=18234567' },
   checkCompany: { query: 'username=northwind-analytics' },
+  listPersonHistory: { query: 'username=priya-raman' },
+  listCompanyHistory: { query: 'username=northwind-analytics' },
   searchCompanies: { body: { industry: ['Computer Software'], headcount_min: 50 } },
   listCurrentEmployees: { query: 'company_id=18234567' },
   listPastEmployees: { query: 'company_id=18234567&page=2' },

@@ -85,6 +85,37 @@ describe('rate limit, in-memory store', () => {
 });
 
 const redisUrl = process.env.REDIS_URL;
+describe('after a 429, the answer says when to come back, and it is true', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    // A 2-second window so the wait is short; the rule is the same for any window.
+    h = await createHarness({ config: { rateLimitWindowSeconds: 2 } });
+  });
+  afterAll(() => h.close());
+
+  it('reset_at, Retry-After and RateLimit t name one instant; a client that waits until reset_at is admitted', async () => {
+    const { key } = await h.workspace({ rateLimit: 3 });
+    let refused: Awaited<ReturnType<typeof h.get>> | undefined;
+    for (let i = 0; i < 10 && !refused; i++) {
+      const res = await h.get('/api/v1/account', key);
+      if (res.status === 429) refused = res;
+    }
+    expect(refused).toBeDefined();
+    const window = refused!.body.quotas.rate_limit.workspace;
+    const resetAt = Date.parse(window.reset_at);
+    const retryAfter = Number(refused!.headers['retry-after']);
+    const t = Number(/;t=([0-9]+)$/.exec(refused!.headers['ratelimit'])![1]);
+    // Whole seconds rounded up from the same instant (computed a moment apart, so at most one apart).
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect([retryAfter - 1, retryAfter]).toContain(t);
+    expect(resetAt).toBeLessThanOrEqual(Date.now() + retryAfter * 1000);
+    // Wait until reset_at (not a second more), then ask again: admitted.
+    while (Date.now() < resetAt) await new Promise((r) => setTimeout(r, resetAt - Date.now()));
+    const retry = await h.get('/api/v1/account', key);
+    expect(retry.status).toBe(200);
+  });
+});
+
 const describeRedis = redisUrl ? describe : describe.skip;
 if (!redisUrl) {
   // eslint-disable-next-line no-console

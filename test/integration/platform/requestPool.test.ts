@@ -2,7 +2,7 @@
  * The request pool's warm stack (db/knex.ts): connections released while nobody waits are kept for
  * the next acquire, but never at the expense of someone waiting in the pool, and never past destroy().
  */
-import { createKnex, preparedQuery, type Knex } from '../../../src/db/knex';
+import { createKnex, migrateLatest, preparedQuery, warmConnections, type Knex } from '../../../src/db/knex';
 import { testDatabaseUrl } from '../../helpers/harness';
 
 const TIMEOUTS = { statementTimeoutMs: 5000, acquireTimeoutMs: 5000 };
@@ -53,5 +53,21 @@ describe('request pool (warm stack in front of the pool)', () => {
     } finally {
       await other.destroy();
     }
+  });
+
+  it('a clone of the client (knex.withUserParams, which the migrator uses) shares the warm stack: destroy() hands back every connection at once', async () => {
+    // The CLI's path: migrate, query, destroy. A stack per client object kept the migrator's
+    // connection out of destroy()'s reach, and tarn's destroy waited for the clone's idle timer.
+    db = createKnex(testDatabaseUrl());
+    await migrateLatest(db);
+    const clone = db.withUserParams({ purpose: 'test' });
+    await clone.raw('select 1');
+    await db.raw('select 1');
+    expect(warmConnections(clone)).toBe(warmConnections(db));
+    const pool = (db.client as { pool: { numUsed(): number } }).pool;
+    const destroyed = db.destroy();
+    // destroy() hands the stack back synchronously: nothing is left lent, nothing waits on a timer.
+    expect(pool.numUsed()).toBe(0);
+    await destroyed;
   });
 });

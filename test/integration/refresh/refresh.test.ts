@@ -14,7 +14,7 @@ import { ResilientSource } from '../../../src/domain/live/resilience';
 import { recordValidator } from '../../../src/http/recordSchemas';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { writeRecords } from '../../../src/domain/lake/write/writer';
-import { Metrics } from '../../../src/http/metrics';
+import { Metrics } from '../../../src/observability/metrics';
 import { RefreshWorker } from '../../../src/jobs/refreshWorker';
 import { createWorld, defaultAsOf } from '../../../src/world';
 import { startSimulatorServer, type SimulatorServer } from '../../../src/world/simulator/server';

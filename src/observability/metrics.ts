@@ -1,12 +1,19 @@
 /**
  * Prometheus metrics (prom-client): request counts and latencies by contract operation and status,
- * plus the process defaults. Labelled by operationId, never by raw path, so cardinality stays bounded.
+ * the live source, the refresh, webhook delivery, plus the process defaults. Labelled by
+ * operationId, never by raw path, so cardinality stays bounded. Outside `http/` because the jobs
+ * (refresh worker, delivery worker) and `enrich worker` report into the same registry; nothing here
+ * knows Koa (the edge hands over the answered request as AnsweredRequest).
  */
 import perfHooks, { PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BreakerState, SourceObserver, SourceOperation, SourceOutcome } from '../domain/live/resilience';
-import type { Middleware } from 'koa';
-import type { AppContext, RequestState } from './state';
+
+/** What observeRequest reads of an answered request (Koa's context has it; no Koa type needed). */
+export interface AnsweredRequest {
+  status: number;
+  state: { operation?: { operationId?: string }; raw?: boolean };
+}
 
 /**
  * prom-client's process defaults, stoppable. collectDefaultMetrics starts a PerformanceObserver on
@@ -151,23 +158,11 @@ export class Metrics {
    * is two additions (RequestDurations): prom-client's labelled child validates and hashes its
    * labels on every call.
    */
-  observeRequest(ctx: AppContext, startedNs: bigint): void {
+  observeRequest(ctx: AnsweredRequest, startedNs: bigint): void {
     const operation = ctx.state.operation?.operationId ?? (ctx.state.raw ? 'non_contract' : 'unmatched');
     const status = ctx.status;
     this.duration.series(operation, status).observe(Number(process.hrtime.bigint() - startedNs) / 1e9);
     if (status === 429) this.rateLimited.inc();
-  }
-
-  /** observeRequest as a middleware of its own (app.ts folds it with the request counter into one). */
-  middleware(): Middleware<RequestState> {
-    return async (ctx, next) => {
-      const started = process.hrtime.bigint();
-      try {
-        await next();
-      } finally {
-        this.observeRequest(ctx, started);
-      }
-    };
   }
 }
 
