@@ -16,6 +16,20 @@ import { load } from './lazy';
 import { registerLiveCommands } from './liveCommands';
 import { registerMonitorCommands } from './monitorCommands';
 import { registerDashboardCommands } from './dashboardCommands';
+import { registerListenCommand } from './listen';
+
+/** The package's version, from the package.json above this file (src/cli/ or dist/src/cli/). */
+function packageVersion(): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const fs = require('node:fs') as typeof import('node:fs');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const path = require('node:path') as typeof import('node:path');
+  for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+  }
+  return 'unknown';
+}
 
 /** Thrown (instead of exiting) once commander has printed its own help or error message. */
 class CommanderExit extends Error {
@@ -35,7 +49,8 @@ export function buildCli(io: CliIo): Command {
       writeOut: (text) => void io.stdout.write(text),
       writeErr: (text) => void io.stderr.write(text),
     })
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .version(packageVersion(), '-V, --version', 'print the version of enrich');
 
   program
     .command('migrate')
@@ -101,6 +116,18 @@ export function buildCli(io: CliIo): Command {
         { workspace_id: created.workspace_id, api_key: created.api_key },
         `Workspace ${created.workspace_id}\nOwner API key (shown once): ${created.api_key}`,
       );
+    });
+  workspace
+    .command('list')
+    .description('List every workspace: id, name, license, rate limit, active keys')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { json?: boolean }) => {
+      const { listAllWorkspaces } = load.admin();
+      const workspaces = await withDatabase(io, (knex) => listAllWorkspaces(knex));
+      const lines = workspaces.map(
+        (w) => `${w.workspace_id}  ${w.license.padEnd(8)}  ${String(w.rate_limit).padStart(6)}/min  ${w.active_keys} key(s)  ${w.name}`,
+      );
+      print(io, Boolean(opts.json), { workspaces }, lines.length ? lines.join('\n') : 'No workspaces yet (enrich workspace create --name ...)');
     });
   workspace
     .command('set-rate-limit')
@@ -235,6 +262,7 @@ export function buildCli(io: CliIo): Command {
   registerLiveCommands(program, io);
   registerMonitorCommands(program, io);
   registerDashboardCommands(program, io);
+  registerListenCommand(program, io);
   return program;
 }
 

@@ -3,7 +3,7 @@
  * timestamped lines otherwise (CI logs, pipes), at most one every few seconds.
  */
 import { Presets, SingleBar } from 'cli-progress';
-import type { OutputStream } from './common';
+import type { OutputStream } from './io';
 
 export interface Progress {
   update(done: number, detail?: string): void;

@@ -3,6 +3,7 @@
  * parameter the way the caller sent it: `query parameter "per_page"`, `body field "location[2]"`.
  */
 import type { ErrorObject } from 'ajv';
+import { closestName } from './closestName';
 
 const LOCATIONS: Record<string, string> = {
   query: 'query parameter',
@@ -11,7 +12,8 @@ const LOCATIONS: Record<string, string> = {
   requestBody: 'body field',
 };
 
-export function validationMessage(errors: ErrorObject[]): string {
+/** `accepted`: the names a location accepts (the operation's query parameters), for "did you mean". */
+export function validationMessage(errors: ErrorObject[], accepted: Partial<Record<string, readonly string[]>> = {}): string {
   const error = pickMostUseful(errors);
   const [location, ...rest] = error.instancePath.split('/').filter(Boolean).map(unescapePointer);
   const params = error.params as Record<string, unknown>;
@@ -24,7 +26,10 @@ export function validationMessage(errors: ErrorObject[]): string {
   if (location === 'requestBody' && !name) return `Request body ${describe(error)}`;
   const where = LOCATIONS[location] ?? 'parameter';
   if (error.keyword === 'required') return `Missing required ${where} "${name}"`;
-  if (error.keyword === 'additionalProperties') return `Unknown ${where} "${name}"`;
+  if (error.keyword === 'additionalProperties') {
+    const suggestion = closestName(name, accepted[location] ?? []);
+    return `Unknown ${where} "${name}"${suggestion ? `; did you mean \`${suggestion}\`?` : ''}`;
+  }
   return `Invalid ${where} "${name}": ${describe(error)}`;
 }
 

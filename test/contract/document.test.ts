@@ -107,7 +107,7 @@ describe('the contract document', () => {
         'GET /company/current-employees', 'GET /company/past-employees', 'GET /company/headcount-by-seniority',
         'GET /company/hiring-signals', 'GET /company/decision-makers', 'POST /monitors', 'GET /monitors', 'DELETE /monitors',
         // A record's history (issue 23)
-        'GET /person/history', 'GET /company/history',
+        'GET /person/history', 'GET /company/history', 'GET /events',
         'GET /monitors/{id}', 'DELETE /monitors/{id}',
         // Workspace (the dashboard's operations, issue 15)
         'POST /workspace/sessions', 'GET /workspace/sessions/current', 'DELETE /workspace/sessions/current', 'GET /workspace/keys',

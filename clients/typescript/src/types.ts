@@ -905,6 +905,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's events
+         * @description The event feed: every change event the workspace's monitors subscribed to, and every
+         *     `monitor.test` event (`POST /monitors/{id}/test`), with exactly the body
+         *     of its webhook delivery (the same `id`, `event`, `monitor_id`, `timestamp`, `diff` and `subject`),
+         *     whatever became of the delivery. Use it to catch up after your receiver was down past the retry
+         *     schedule, to receive events without exposing a receiver at all (poll it, or run
+         *     `enrich listen --forward-to <url>`), or to reconcile.
+         *
+         *     **Order and exactly once.** Events are listed oldest first, in the order they became visible:
+         *     an event is listed only once the transaction that recorded it is older than every transaction
+         *     still running, so an event can never appear before a position you have already read. Page with
+         *     `next_cursor`, and when it is `null` keep the `id` of the last event and ask again later with
+         *     `after=<id>`: you get every event once, in order, with no gap. The price of that guarantee is a
+         *     short delay: an event appears once every transaction that started before it has ended, normally
+         *     well under a second (a long transaction on the server delays the feed, never reorders it).
+         *
+         *     **Retention.** Events are kept 30 days (and while their monitor exists: deleting a monitor deletes
+         *     its events). An event whose subject was withdrawn under a privacy request is removed from the
+         *     feed.
+         *
+         *     **Filters.** `monitor_id` (one of the workspace's monitors), `event` (types, repeatable) and
+         *     `since` (created at or after). `page` is 1-based (1-1000, default 1), `per_page` 1-100 (default
+         *     25); `total` is exact up to 10,000 (`total_relation`). A malformed cursor or one from another
+         *     query is a 400 `INVALID_CURSOR`.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/monitors": {
         parameters: {
             query?: never;
@@ -2869,6 +2911,247 @@ export interface components {
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
+        /** @description Who the event is about, so a receiver needs no `GET /monitors/{id}` to learn it: the subject's type, its id in this service (the `id` of `GET /person` or `GET /company`), its username (the slug of its URL) and its URL on the upstream network. `id` is `null` only for a `monitor.test` event whose subject is not in the lake yet. */
+        EventSubject: {
+            /**
+             * @description The kind of record.
+             * @enum {string}
+             */
+            type: "person" | "company";
+            /**
+             * Format: uuid
+             * @description The record's id in this service.
+             */
+            id: string | null;
+            /** @description The subject's username (the lower-case slug of its network URL). */
+            username: string;
+            /**
+             * Format: uri
+             * @description The subject's canonical URL on the upstream network, as the lookup returns it.
+             */
+            network_url: string;
+        };
+        /** @description Payload of a `person.job_changed` delivery. Sent when the current employer of the monitored person changes. */
+        PersonJobChangedEvent: {
+            /**
+             * Format: uuid
+             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
+             */
+            id: string;
+            /** @constant */
+            event: "person.job_changed";
+            /**
+             * Format: uuid
+             * @description ID of the person monitor that fired.
+             */
+            monitor_id: string;
+            /** @description Unix time in seconds at which the delivery was created, as a string of digits. The body is identical on every retry, so this stays the same; the `webhook-timestamp` header carries the time of each attempt (equal to this value on the first attempt). */
+            timestamp: string;
+            /** @description What changed. The values come from the current position (or, when the profile states no current position, from the record's `current_*` fields); a value the profile does not state is `null` (for example `old_company` when the person had no current employer before, or `new_company_id` for an employer without a company page). */
+            diff: {
+                /** @description Previous employer name. */
+                old_company: string | null;
+                /** @description New employer name. */
+                new_company: string | null;
+                /** @description Numeric company ID of the previous employer. */
+                old_company_id: string | null;
+                /** @description Numeric company ID of the new employer. */
+                new_company_id: string | null;
+                /** @description Title at the previous employer. */
+                old_title: string | null;
+                /** @description Title at the new employer. */
+                new_title: string | null;
+            };
+            subject: components["schemas"]["EventSubject"];
+        };
+        /** @description Payload of a `person.title_changed` delivery. Sent when the current title of the monitored person changes while the employer stays the same (a change of employer is `person.job_changed` instead). */
+        PersonTitleChangedEvent: {
+            /**
+             * Format: uuid
+             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
+             */
+            id: string;
+            /** @constant */
+            event: "person.title_changed";
+            /**
+             * Format: uuid
+             * @description ID of the person monitor that fired.
+             */
+            monitor_id: string;
+            /** @description Unix time in seconds at which the delivery was created, as a string of digits. The body is identical on every retry, so this stays the same; the `webhook-timestamp` header carries the time of each attempt (equal to this value on the first attempt). */
+            timestamp: string;
+            /** @description What changed; a value the profile does not state is `null`. */
+            diff: {
+                old_title: string | null;
+                new_title: string | null;
+                /** @description The unchanged current employer name. */
+                company: string | null;
+                /** @description Numeric company ID of the current employer. */
+                company_id: string | null;
+            };
+            subject: components["schemas"]["EventSubject"];
+        };
+        /** @description Payload of a `person.location_changed` delivery. Sent when the city or the country of the monitored person's profile location changes. */
+        PersonLocationChangedEvent: {
+            /**
+             * Format: uuid
+             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
+             */
+            id: string;
+            /** @constant */
+            event: "person.location_changed";
+            /**
+             * Format: uuid
+             * @description ID of the person monitor that fired.
+             */
+            monitor_id: string;
+            /** @description Unix time in seconds at which the delivery was created, as a string of digits. The body is identical on every retry, so this stays the same; the `webhook-timestamp` header carries the time of each attempt (equal to this value on the first attempt). */
+            timestamp: string;
+            /** @description What changed. */
+            diff: {
+                old_city: string | null;
+                new_city: string | null;
+                /** @description ISO 3166-1 alpha-2 code. */
+                old_country_code: string | null;
+                /** @description ISO 3166-1 alpha-2 code. */
+                new_country_code: string | null;
+            };
+            subject: components["schemas"]["EventSubject"];
+        };
+        /** @description Payload of a `company.headcount_changed` delivery. Sent when the staff count of the monitored company changes. */
+        CompanyHeadcountChangedEvent: {
+            /**
+             * Format: uuid
+             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
+             */
+            id: string;
+            /** @constant */
+            event: "company.headcount_changed";
+            /**
+             * Format: uuid
+             * @description ID of the company monitor that fired.
+             */
+            monitor_id: string;
+            /** @description Unix time in seconds at which the delivery was created, as a string of digits. The body is identical on every retry, so this stays the same; the `webhook-timestamp` header carries the time of each attempt (equal to this value on the first attempt). */
+            timestamp: string;
+            /** @description What changed. */
+            diff: {
+                /** @description Staff count before; `null` when the company page did not state one. */
+                old_staff_count: number | null;
+                /** @description Staff count now; `null` when the company page no longer states one. */
+                new_staff_count: number | null;
+                /** @description `new_staff_count - old_staff_count`; negative when the headcount fell; `null` when either count is `null`. */
+                change: number | null;
+            };
+            subject: components["schemas"]["EventSubject"];
+        };
+        /** @description Payload of a `company.name_changed` delivery. Sent when the name of the monitored company changes. */
+        CompanyNameChangedEvent: {
+            /**
+             * Format: uuid
+             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
+             */
+            id: string;
+            /** @constant */
+            event: "company.name_changed";
+            /**
+             * Format: uuid
+             * @description ID of the company monitor that fired.
+             */
+            monitor_id: string;
+            /** @description Unix time in seconds at which the delivery was created, as a string of digits. The body is identical on every retry, so this stays the same; the `webhook-timestamp` header carries the time of each attempt (equal to this value on the first attempt). */
+            timestamp: string;
+            /** @description What changed. */
+            diff: {
+                old_name: string;
+                new_name: string;
+            };
+            subject: components["schemas"]["EventSubject"];
+        };
+        /** @description Payload of a `company.hq_changed` delivery. Sent when the headquarters city or country of the monitored company changes. */
+        CompanyHqChangedEvent: {
+            /**
+             * Format: uuid
+             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
+             */
+            id: string;
+            /** @constant */
+            event: "company.hq_changed";
+            /**
+             * Format: uuid
+             * @description ID of the company monitor that fired.
+             */
+            monitor_id: string;
+            /** @description Unix time in seconds at which the delivery was created, as a string of digits. The body is identical on every retry, so this stays the same; the `webhook-timestamp` header carries the time of each attempt (equal to this value on the first attempt). */
+            timestamp: string;
+            /** @description What changed. */
+            diff: {
+                old_hq_city: string | null;
+                new_hq_city: string | null;
+                /** @description ISO 3166-1 alpha-2 code. */
+                old_hq_country_code: string | null;
+                /** @description ISO 3166-1 alpha-2 code. */
+                new_hq_country_code: string | null;
+            };
+            subject: components["schemas"]["EventSubject"];
+        };
+        /** @description Payload of a `company.industry_changed` delivery. Sent when the industry list of the monitored company changes (order alone does not count). */
+        CompanyIndustryChangedEvent: {
+            /**
+             * Format: uuid
+             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
+             */
+            id: string;
+            /** @constant */
+            event: "company.industry_changed";
+            /**
+             * Format: uuid
+             * @description ID of the company monitor that fired.
+             */
+            monitor_id: string;
+            /** @description Unix time in seconds at which the delivery was created, as a string of digits. The body is identical on every retry, so this stays the same; the `webhook-timestamp` header carries the time of each attempt (equal to this value on the first attempt). */
+            timestamp: string;
+            /** @description What changed. */
+            diff: {
+                old_industries: string[];
+                new_industries: string[];
+            };
+            subject: components["schemas"]["EventSubject"];
+        };
+        /** @description Payload of a `monitor.test` delivery, sent only on request (`POST /monitors/{id}/test`) through the same path, signature and retries as the change events. Nothing changed: `diff` is empty. */
+        MonitorTestEvent: {
+            /**
+             * Format: uuid
+             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
+             */
+            id: string;
+            /** @constant */
+            event: "monitor.test";
+            /**
+             * Format: uuid
+             * @description ID of the monitor that was tested.
+             */
+            monitor_id: string;
+            /** @description Unix time in seconds at which the delivery was created, as a string of digits. */
+            timestamp: string;
+            /** @description Always empty for a test event. */
+            diff: Record<string, never>;
+            subject: components["schemas"]["EventSubject"];
+        };
+        /** @description One event of the feed: exactly the body its webhook delivery carries (and is signed over), the `id` being the delivery's `webhook-id`. */
+        FeedEvent: components["schemas"]["PersonJobChangedEvent"] | components["schemas"]["PersonTitleChangedEvent"] | components["schemas"]["PersonLocationChangedEvent"] | components["schemas"]["CompanyHeadcountChangedEvent"] | components["schemas"]["CompanyNameChangedEvent"] | components["schemas"]["CompanyHqChangedEvent"] | components["schemas"]["CompanyIndustryChangedEvent"] | components["schemas"]["MonitorTestEvent"];
+        /** @description One page of the workspace's events, oldest first, in the order the feed made them visible. */
+        EventListResponse: {
+            results: components["schemas"]["FeedEvent"][];
+            total: components["schemas"]["TotalCount"];
+            total_relation: components["schemas"]["TotalRelation"];
+            /** @description The page number asked for; absent when the page was asked by `cursor` or `after`. */
+            page?: components["schemas"]["PageNumber"];
+            per_page: components["schemas"]["PageSize"];
+            next_cursor: components["schemas"]["NextCursor"];
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
         /**
          * @description Kind of subject a monitor watches.
          * @enum {string}
@@ -3172,233 +3455,6 @@ export interface components {
             delivery: components["schemas"]["MonitorDelivery"];
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
-        };
-        /** @description Who the event is about, so a receiver needs no `GET /monitors/{id}` to learn it: the subject's type, its id in this service (the `id` of `GET /person` or `GET /company`), its username (the slug of its URL) and its URL on the upstream network. `id` is `null` only for a `monitor.test` event whose subject is not in the lake yet. */
-        EventSubject: {
-            /**
-             * @description The kind of record.
-             * @enum {string}
-             */
-            type: "person" | "company";
-            /**
-             * Format: uuid
-             * @description The record's id in this service.
-             */
-            id: string | null;
-            /** @description The subject's username (the lower-case slug of its network URL). */
-            username: string;
-            /**
-             * Format: uri
-             * @description The subject's canonical URL on the upstream network, as the lookup returns it.
-             */
-            network_url: string;
-        };
-        /** @description Payload of a `person.job_changed` delivery. Sent when the current employer of the monitored person changes. */
-        PersonJobChangedEvent: {
-            /**
-             * Format: uuid
-             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
-             */
-            id: string;
-            /** @constant */
-            event: "person.job_changed";
-            /**
-             * Format: uuid
-             * @description ID of the person monitor that fired.
-             */
-            monitor_id: string;
-            /** @description Unix time in seconds at which the delivery was created, as a string of digits. The body is identical on every retry, so this stays the same; the `webhook-timestamp` header carries the time of each attempt (equal to this value on the first attempt). */
-            timestamp: string;
-            /** @description What changed. The values come from the current position (or, when the profile states no current position, from the record's `current_*` fields); a value the profile does not state is `null` (for example `old_company` when the person had no current employer before, or `new_company_id` for an employer without a company page). */
-            diff: {
-                /** @description Previous employer name. */
-                old_company: string | null;
-                /** @description New employer name. */
-                new_company: string | null;
-                /** @description Numeric company ID of the previous employer. */
-                old_company_id: string | null;
-                /** @description Numeric company ID of the new employer. */
-                new_company_id: string | null;
-                /** @description Title at the previous employer. */
-                old_title: string | null;
-                /** @description Title at the new employer. */
-                new_title: string | null;
-            };
-            subject: components["schemas"]["EventSubject"];
-        };
-        /** @description Payload of a `person.title_changed` delivery. Sent when the current title of the monitored person changes while the employer stays the same (a change of employer is `person.job_changed` instead). */
-        PersonTitleChangedEvent: {
-            /**
-             * Format: uuid
-             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
-             */
-            id: string;
-            /** @constant */
-            event: "person.title_changed";
-            /**
-             * Format: uuid
-             * @description ID of the person monitor that fired.
-             */
-            monitor_id: string;
-            /** @description Unix time in seconds at which the delivery was created, as a string of digits. The body is identical on every retry, so this stays the same; the `webhook-timestamp` header carries the time of each attempt (equal to this value on the first attempt). */
-            timestamp: string;
-            /** @description What changed; a value the profile does not state is `null`. */
-            diff: {
-                old_title: string | null;
-                new_title: string | null;
-                /** @description The unchanged current employer name. */
-                company: string | null;
-                /** @description Numeric company ID of the current employer. */
-                company_id: string | null;
-            };
-            subject: components["schemas"]["EventSubject"];
-        };
-        /** @description Payload of a `person.location_changed` delivery. Sent when the city or the country of the monitored person's profile location changes. */
-        PersonLocationChangedEvent: {
-            /**
-             * Format: uuid
-             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
-             */
-            id: string;
-            /** @constant */
-            event: "person.location_changed";
-            /**
-             * Format: uuid
-             * @description ID of the person monitor that fired.
-             */
-            monitor_id: string;
-            /** @description Unix time in seconds at which the delivery was created, as a string of digits. The body is identical on every retry, so this stays the same; the `webhook-timestamp` header carries the time of each attempt (equal to this value on the first attempt). */
-            timestamp: string;
-            /** @description What changed. */
-            diff: {
-                old_city: string | null;
-                new_city: string | null;
-                /** @description ISO 3166-1 alpha-2 code. */
-                old_country_code: string | null;
-                /** @description ISO 3166-1 alpha-2 code. */
-                new_country_code: string | null;
-            };
-            subject: components["schemas"]["EventSubject"];
-        };
-        /** @description Payload of a `company.headcount_changed` delivery. Sent when the staff count of the monitored company changes. */
-        CompanyHeadcountChangedEvent: {
-            /**
-             * Format: uuid
-             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
-             */
-            id: string;
-            /** @constant */
-            event: "company.headcount_changed";
-            /**
-             * Format: uuid
-             * @description ID of the company monitor that fired.
-             */
-            monitor_id: string;
-            /** @description Unix time in seconds at which the delivery was created, as a string of digits. The body is identical on every retry, so this stays the same; the `webhook-timestamp` header carries the time of each attempt (equal to this value on the first attempt). */
-            timestamp: string;
-            /** @description What changed. */
-            diff: {
-                /** @description Staff count before; `null` when the company page did not state one. */
-                old_staff_count: number | null;
-                /** @description Staff count now; `null` when the company page no longer states one. */
-                new_staff_count: number | null;
-                /** @description `new_staff_count - old_staff_count`; negative when the headcount fell; `null` when either count is `null`. */
-                change: number | null;
-            };
-            subject: components["schemas"]["EventSubject"];
-        };
-        /** @description Payload of a `company.name_changed` delivery. Sent when the name of the monitored company changes. */
-        CompanyNameChangedEvent: {
-            /**
-             * Format: uuid
-             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
-             */
-            id: string;
-            /** @constant */
-            event: "company.name_changed";
-            /**
-             * Format: uuid
-             * @description ID of the company monitor that fired.
-             */
-            monitor_id: string;
-            /** @description Unix time in seconds at which the delivery was created, as a string of digits. The body is identical on every retry, so this stays the same; the `webhook-timestamp` header carries the time of each attempt (equal to this value on the first attempt). */
-            timestamp: string;
-            /** @description What changed. */
-            diff: {
-                old_name: string;
-                new_name: string;
-            };
-            subject: components["schemas"]["EventSubject"];
-        };
-        /** @description Payload of a `company.hq_changed` delivery. Sent when the headquarters city or country of the monitored company changes. */
-        CompanyHqChangedEvent: {
-            /**
-             * Format: uuid
-             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
-             */
-            id: string;
-            /** @constant */
-            event: "company.hq_changed";
-            /**
-             * Format: uuid
-             * @description ID of the company monitor that fired.
-             */
-            monitor_id: string;
-            /** @description Unix time in seconds at which the delivery was created, as a string of digits. The body is identical on every retry, so this stays the same; the `webhook-timestamp` header carries the time of each attempt (equal to this value on the first attempt). */
-            timestamp: string;
-            /** @description What changed. */
-            diff: {
-                old_hq_city: string | null;
-                new_hq_city: string | null;
-                /** @description ISO 3166-1 alpha-2 code. */
-                old_hq_country_code: string | null;
-                /** @description ISO 3166-1 alpha-2 code. */
-                new_hq_country_code: string | null;
-            };
-            subject: components["schemas"]["EventSubject"];
-        };
-        /** @description Payload of a `company.industry_changed` delivery. Sent when the industry list of the monitored company changes (order alone does not count). */
-        CompanyIndustryChangedEvent: {
-            /**
-             * Format: uuid
-             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
-             */
-            id: string;
-            /** @constant */
-            event: "company.industry_changed";
-            /**
-             * Format: uuid
-             * @description ID of the company monitor that fired.
-             */
-            monitor_id: string;
-            /** @description Unix time in seconds at which the delivery was created, as a string of digits. The body is identical on every retry, so this stays the same; the `webhook-timestamp` header carries the time of each attempt (equal to this value on the first attempt). */
-            timestamp: string;
-            /** @description What changed. */
-            diff: {
-                old_industries: string[];
-                new_industries: string[];
-            };
-            subject: components["schemas"]["EventSubject"];
-        };
-        /** @description Payload of a `monitor.test` delivery, sent only on request (`POST /monitors/{id}/test`) through the same path, signature and retries as the change events. Nothing changed: `diff` is empty. */
-        MonitorTestEvent: {
-            /**
-             * Format: uuid
-             * @description Unique delivery ID, equal to the `webhook-id` header; the same on every retry of this delivery.
-             */
-            id: string;
-            /** @constant */
-            event: "monitor.test";
-            /**
-             * Format: uuid
-             * @description ID of the monitor that was tested.
-             */
-            monitor_id: string;
-            /** @description Unix time in seconds at which the delivery was created, as a string of digits. */
-            timestamp: string;
-            /** @description Always empty for a test event. */
-            diff: Record<string, never>;
-            subject: components["schemas"]["EventSubject"];
         };
     };
     responses: {
@@ -3754,6 +3810,28 @@ export interface components {
          * @example 7f1c2e9a-3b4d-4e5f-8a6b-9c0d1e2f3a4b
          */
         IdempotencyKey: string;
+        /**
+         * @description The `id` of the last event you have seen: the page starts right after it. This is how a subscriber catches up after being away. An id that is not one of the workspace's events (or has passed the retention) is 400 `VALIDATION_ERROR`. Cannot be combined with `page` or `cursor`.
+         * @example 0b6f3d2a-8c1e-4f5a-9d7b-3e2c1a0f9e8d
+         */
+        EventAfter: string;
+        /**
+         * @description Only the events of this monitor (one of the workspace's).
+         * @example 6c1e9f0a-2b7d-4c3e-9a8f-0d1e2f3a4b5c
+         */
+        EventMonitor: string;
+        /**
+         * @description Only events of these types (repeat the parameter for several).
+         * @example [
+         *       "person.job_changed"
+         *     ]
+         */
+        EventType: components["schemas"]["MonitorEvent"][];
+        /**
+         * @description Only events created at or after this instant (RFC 3339 date-time).
+         * @example 2026-11-20T00:00:00Z
+         */
+        EventSince: string;
         /**
          * @description ID of the monitor to delete. A monitor that does not exist, was already deleted, or belongs to another workspace is answered with 404 `NOT_FOUND`.
          * @example 6c1e9f0a-2b7d-4c3e-9a8f-0d1e2f3a4b5c
@@ -5046,6 +5124,72 @@ export interface operations {
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["LiveSourceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The `id` of the last event you have seen: the page starts right after it. This is how a subscriber catches up after being away. An id that is not one of the workspace's events (or has passed the retention) is 400 `VALIDATION_ERROR`. Cannot be combined with `page` or `cursor`.
+                 * @example 0b6f3d2a-8c1e-4f5a-9d7b-3e2c1a0f9e8d
+                 */
+                after?: components["parameters"]["EventAfter"];
+                /**
+                 * @description Only the events of this monitor (one of the workspace's).
+                 * @example 6c1e9f0a-2b7d-4c3e-9a8f-0d1e2f3a4b5c
+                 */
+                monitor_id?: components["parameters"]["EventMonitor"];
+                /**
+                 * @description Only events of these types (repeat the parameter for several).
+                 * @example [
+                 *       "person.job_changed"
+                 *     ]
+                 */
+                event?: components["parameters"]["EventType"];
+                /**
+                 * @description Only events created at or after this instant (RFC 3339 date-time).
+                 * @example 2026-11-20T00:00:00Z
+                 */
+                since?: components["parameters"]["EventSince"];
+                /**
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size, from 1 to 100 (default 25).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of events, oldest first. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestList"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMonitors: {

@@ -23,6 +23,7 @@ import * as countIndexOnly from './20261203000200_count_index_only';
 import * as realtimeFetchLeases from './20261204000100_realtime_fetch_leases';
 import * as withdrawalCopies from './20261204000200_withdrawal_copies';
 import * as walkOrder from './20261204000500_walk_order';
+import * as eventFeed from './20261204002300_event_feed';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '20261204000100_realtime_fetch_leases': realtimeFetchLeases,
   '20261204000200_withdrawal_copies': withdrawalCopies,
   '20261204000500_walk_order': walkOrder,
+  '20261204002300_event_feed': eventFeed,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -34,3 +34,14 @@ export async function updateWorkspace(
 export async function findWorkspaceByName(db: Knex, name: string): Promise<{ id: string } | undefined> {
   return db('workspaces').where({ name }).orderBy('created_at').first('id');
 }
+
+/** `enrich workspace list`: every workspace, oldest first, with its active key count. */
+export async function listWorkspaces(db: Knex): Promise<(WorkspaceRow & { active_keys: number })[]> {
+  const { rows } = await db.raw<{ rows: (WorkspaceRow & { active_keys: string })[] }>(
+    `select w.id, w.name, w.rate_limit_per_minute, w.license_status, w.license_expires_at, w.created_at,
+            (select count(*) from api_keys k join accounts a on a.id = k.account_id
+             where a.workspace_id = w.id and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())) as active_keys
+     from workspaces w order by w.created_at, w.id`,
+  );
+  return rows.map((r) => ({ ...r, active_keys: Number(r.active_keys) }));
+}

@@ -3,6 +3,7 @@
  * Each action runs in one transaction and then tells running servers which cached keys to drop.
  */
 import type { Knex } from 'knex';
+import { listWorkspaces as listWorkspaceRows } from '../../db/repositories/workspaces';
 import {
   findAccountByName,
   findOwner,
@@ -295,3 +296,28 @@ async function issueKey(db: Knex, account: Pick<AccountRow, 'id'>, expiresAt: Da
 function assertPositive(what: string, n: number): void {
   if (!Number.isInteger(n) || n < 1) throw new AppError('VALIDATION_ERROR', `${what} must be a positive integer`);
 }
+
+export interface WorkspaceListing {
+  workspace_id: string;
+  name: string;
+  license: 'active' | 'inactive';
+  license_expires_at: string | null;
+  rate_limit: number;
+  active_keys: number;
+  created_at: string;
+}
+
+/** `enrich workspace list`: what an operator needs to pick a workspace id. */
+export async function listAllWorkspaces(db: Knex): Promise<WorkspaceListing[]> {
+  const rows = await listWorkspaceRows(db);
+  return rows.map((r) => ({
+    workspace_id: r.id,
+    name: r.name,
+    license: r.license_status,
+    license_expires_at: r.license_expires_at ? r.license_expires_at.toISOString() : null,
+    rate_limit: r.rate_limit_per_minute,
+    active_keys: r.active_keys,
+    created_at: r.created_at.toISOString(),
+  }));
+}
+

@@ -44,6 +44,7 @@ import { getWorkspaceUsage } from './workspace/getWorkspaceUsage';
 import { revealMonitorSecret } from './workspace/revealMonitorSecret';
 import { rotateMonitorSecret } from './workspace/rotateMonitorSecret';
 import { listMonitorDeliveries } from './monitors/listMonitorDeliveries';
+import { listEvents } from './monitors/listEvents';
 import { listPersonHistory } from './people/listPersonHistory';
 import { listCompanyHistory } from './companies/listCompanyHistory';
 import { redeliverMonitorDelivery } from './monitors/redeliverMonitorDelivery';
@@ -96,6 +97,7 @@ export function operationHandlers(deps: HandlerDeps): OperationHandlers {
     revealMonitorSecret: revealMonitorSecret(deps),
     rotateMonitorSecret: rotateMonitorSecret(deps),
     listMonitorDeliveries: listMonitorDeliveries(deps),
+    listEvents: listEvents(deps),
     listPersonHistory: listPersonHistory(deps),
     listCompanyHistory: listCompanyHistory(deps),
     testMonitor: testMonitor(deps),

@@ -117,6 +117,17 @@ function validateQueryOnly(plan: QueryOnlyPlan, rawQuery: Record<string, string 
   return { errors: errors.length ? errors : null, coerced };
 }
 
+/** The operation's query parameter names (computed once), for the "did you mean" of an unknown one. */
+const queryNameCache = new WeakMap<Operation, string[]>();
+function queryNames(operation: Operation): string[] {
+  let names = queryNameCache.get(operation);
+  if (!names) {
+    names = ((operation.parameters ?? []) as { in: string; name: string }[]).filter((p) => p.in === 'query').map((p) => p.name);
+    queryNameCache.set(operation, names);
+  }
+  return names;
+}
+
 /** The last step of the API pipeline: validation, then the operation's handler. */
 export function dispatch(api: OpenAPIBackend, handlers: OperationHandlers): Step {
   const plans = new Map<Operation, QueryOnlyPlan | undefined>();
@@ -140,7 +151,7 @@ export function dispatch(api: OpenAPIBackend, handlers: OperationHandlers): Step
           },
           operation,
         );
-    if (validation.errors) throw new AppError('VALIDATION_ERROR', validationMessage(validation.errors));
+    if (validation.errors) throw new AppError('VALIDATION_ERROR', validationMessage(validation.errors, { query: queryNames(operation) }));
     const coerced = validation.coerced as { query?: Record<string, unknown>; params?: Record<string, unknown> };
     const operationId = operation.operationId as OperationId;
     // The one place where validated input meets the generated types: openapi-backend has just

@@ -1,0 +1,132 @@
+/**
+ * `enrich listen --forward-to <url>`: receives a workspace's events on a developer's machine with
+ * nothing but an API key. It tails the event feed (GET /events, `after=` the last event seen, so
+ * every event is forwarded once, in order) and POSTs each event's body to a local URL, signed with
+ * Standard Webhooks headers exactly as a real delivery is (domain/webhooks/signing.ts). No inbound
+ * connection, no certificate, no loopback setting on the server: the server only answers GETs.
+ *
+ * It starts at the end of the feed (only events from now on) unless `--from <event id>` is given.
+ */
+import type { Command } from 'commander';
+import type { CliIo } from './common';
+import { load } from './lazy';
+
+const lazy = {
+  signing: () => require('../domain/webhooks/signing') as typeof import('../domain/webhooks/signing'),
+  secrets: () => require('../domain/webhooks/secrets') as typeof import('../domain/webhooks/secrets'),
+};
+
+export interface ListenOptions {
+  forwardTo: string;
+  apiUrl: string;
+  apiKey: string;
+  monitor?: string;
+  events?: string[];
+  secret?: string;
+  from?: string;
+  intervalMs: number;
+  /** Per request, to the API and to the receiver. */
+  timeoutMs: number;
+}
+
+interface FeedPage {
+  results: { id: string; event: string }[];
+  next_cursor: string | null;
+}
+
+class ListenError extends Error {}
+
+async function feedPage(o: ListenOptions, params: URLSearchParams): Promise<FeedPage> {
+  if (o.monitor) params.set('monitor_id', o.monitor);
+  for (const e of o.events ?? []) params.append('event', e);
+  params.set('per_page', '100');
+  const res = await fetch(`${o.apiUrl.replace(/\/+$/, '')}/api/v1/events?${params}`, {
+    headers: { Authorization: `Bearer ${o.apiKey}` },
+    signal: AbortSignal.timeout(o.timeoutMs),
+  });
+  const body = (await res.json()) as FeedPage & { error?: string; code?: string };
+  if (res.status !== 200) throw new ListenError(`GET /events answered ${res.status} ${body.code ?? ''}: ${body.error ?? ''}`);
+  return body;
+}
+
+/** The pages after `after` (all of them), in order. */
+async function* eventsAfter(o: ListenOptions, after: string | undefined): AsyncGenerator<{ id: string; event: string }> {
+  let page = await feedPage(o, new URLSearchParams(after ? { after } : {}));
+  for (;;) {
+    yield* page.results;
+    if (!page.next_cursor) return;
+    page = await feedPage(o, new URLSearchParams({ cursor: page.next_cursor }));
+  }
+}
+
+/** Runs until `signal` aborts. Returns when stopped; throws when the API refuses (bad key, etc.). */
+export async function listen(o: ListenOptions, io: CliIo, signal: AbortSignal): Promise<void> {
+  const secret = o.secret ?? lazy.secrets().generateWebhookSecret();
+  io.stdout.write(`Forwarding events to ${o.forwardTo}\n`);
+  io.stdout.write(`Signing secret: ${secret}${o.secret ? ' (given)' : ' (generated for this session; verify with it)'}\n`);
+  let last = o.from;
+  if (!last) for await (const e of eventsAfter(o, undefined)) last = e.id;
+  io.stdout.write(`Ready: waiting for events${o.monitor ? ` of monitor ${o.monitor}` : ''}${o.events?.length ? ` (${o.events.join(', ')})` : ''}. Ctrl-C to stop.\n`);
+  const { webhookHeaders } = lazy.signing();
+  while (!signal.aborted) {
+    for await (const event of eventsAfter(o, last)) {
+      // The stored body's bytes: JSON.parse then stringify keeps the key order and the values.
+      const body = JSON.stringify(event);
+      const headers = webhookHeaders([secret], event.id, Math.floor(Date.now() / 1000), body);
+      let status: string;
+      try {
+        const res = await fetch(o.forwardTo, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body,
+          signal: AbortSignal.timeout(o.timeoutMs),
+        });
+        await res.arrayBuffer();
+        status = String(res.status);
+      } catch (err) {
+        status = `error: ${err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err)}`;
+      }
+      io.stdout.write(`${new Date().toISOString()}  ${event.event}  ${event.id}  -> ${status}\n`);
+      last = event.id;
+      if (signal.aborted) return;
+    }
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, o.intervalMs);
+      signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    });
+  }
+}
+
+export function registerListenCommand(program: Command, io: CliIo): void {
+  program
+    .command('listen')
+    .description('Forward the workspace\'s events to a local URL, signed like real webhook deliveries (polls GET /events with an API key)')
+    .requiredOption('--forward-to <url>', 'where to POST each event, e.g. http://127.0.0.1:4000/webhooks')
+    .option('--api-key <key>', 'the workspace API key (default: $ENRICH_API_KEY)')
+    .option('--api-url <base>', 'where the server is reached (default http://127.0.0.1:$PORT)')
+    .option('--monitor <id>', 'only this monitor\'s events')
+    .option('--events <types...>', 'only these event types, e.g. person.job_changed monitor.test')
+    .option('--secret <whsec>', 'sign with this secret (for example the monitor\'s own) instead of a generated one')
+    .option('--from <event-id>', 'start right after this event instead of at the end of the feed')
+    .option('--interval <ms>', 'polling interval', '1000')
+    .action(async (opts: { forwardTo: string; apiKey?: string; apiUrl?: string; monitor?: string; events?: string[]; secret?: string; from?: string; interval: string }) => {
+      const apiKey = opts.apiKey ?? io.env.ENRICH_API_KEY;
+      if (!apiKey) throw new ListenError('an API key is needed: --api-key or ENRICH_API_KEY');
+      const config = load.config().loadConfig(io.env);
+      const apiUrl = opts.apiUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      try {
+        await listen(
+          { forwardTo: opts.forwardTo, apiUrl, apiKey, monitor: opts.monitor, events: opts.events, secret: opts.secret, from: opts.from, intervalMs: Math.max(100, Number(opts.interval) || 1000), timeoutMs: 15_000 },
+          io,
+          controller.signal,
+        );
+      } finally {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+      }
+    });
+}

@@ -1,0 +1,83 @@
+/**
+ * `enrich listen --forward-to <url>`, the README's "Receiving webhooks on your machine" walk, run
+ * for real: the server listening on 127.0.0.1, a plain-HTTP receiver on 127.0.0.1, `enrich listen`
+ * as a separate process with only an API key, a monitor and `POST /monitors/{id}/test`. The event
+ * must reach the receiver signed with the secret listen printed (verified by the standardwebhooks
+ * package), with the feed's body, and listen must print the receiver's status.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { ENRICH_BIN } from '../../helpers/cli';
+import { useHarness } from '../../helpers/harness';
+import { eventually } from '../../helpers/live';
+import { fakeResolver } from '../../helpers/monitors';
+
+const h = useHarness({ workspaceRateLimit: 100_000, resolveHost: fakeResolver });
+let api: http.Server;
+let receiver: http.Server;
+let child: ChildProcess | undefined;
+const received: { headers: Record<string, string>; body: string }[] = [];
+let stdout = '';
+
+const listenOn = (server: http.Server) =>
+  new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+
+beforeAll(async () => {
+  api = http.createServer(h.app.koa.callback());
+  receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      received.push({ headers: req.headers as Record<string, string>, body });
+      res.statusCode = 204;
+      res.end();
+    });
+  });
+});
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((resolve) => child!.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  await new Promise((resolve) => api.close(resolve));
+  await new Promise((resolve) => receiver.close(resolve));
+});
+
+describe('enrich listen', () => {
+  it('forwards a monitor.test event to a local receiver, signed with the secret it printed, and prints the status', async () => {
+    const apiPort = await listenOn(api);
+    const receiverPort = await listenOn(receiver);
+    child = spawn(
+      process.execPath,
+      [ENRICH_BIN, 'listen', '--forward-to', `http://127.0.0.1:${receiverPort}/webhooks`, '--api-url', `http://127.0.0.1:${apiPort}`, '--interval', '200'],
+      { env: { ...process.env, ENRICH_API_KEY: h.key() }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child.stdout!.on('data', (c) => (stdout += c));
+    child.stderr!.on('data', (c) => (stdout += c));
+    await eventually(async () => stdout.includes('Ready'), 60_000);
+    const secret = /Signing secret: (whsec_\S+)/.exec(stdout)![1]!;
+
+    const monitor = (
+      await h.post('/api/v1/monitors', { type: 'person', subject_url: 'https://www.linkedin.com/in/someone-to-watch', webhook_url: 'https://hooks.example.test/enrich' }, h.key())
+    ).body.monitor;
+    const test = await h.post(`/api/v1/monitors/${monitor.id}/test`, undefined, h.key());
+    expect(test.status).toBe(202);
+
+    await eventually(async () => received.length > 0, 30_000);
+    const [delivery] = received;
+    const payload = new Webhook(secret).verify(delivery!.body, delivery!.headers) as Record<string, unknown>;
+    expect(payload.id).toBe(test.body.delivery.id);
+    expect(delivery!.headers['webhook-id']).toBe(test.body.delivery.id);
+    // The feed's event, byte for byte what a real delivery carries.
+    const feed = await h.get('/api/v1/events', h.key());
+    expect(feed.body.results).toEqual([payload]);
+    const stored = (await h.knex('monitor_deliveries').where('id', test.body.delivery.id).first('body')).body;
+    expect(delivery!.body).toBe(stored);
+    await eventually(async () => stdout.includes(`monitor.test  ${test.body.delivery.id}  -> 204`), 10_000);
+    expect(received).toHaveLength(1);
+  }, 120_000);
+});
