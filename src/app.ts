@@ -18,7 +18,7 @@ import { NoLiveSource, type LiveSource } from './domain/live/source';
 import { RateLimits } from './domain/ratelimit/rateLimits';
 import { createContract } from './http/contract';
 import { operationHandlers, registrations } from './http/handlers';
-import { loadServerKeys } from './domain/webhooks/secrets';
+import { serverKeysOf } from './domain/webhooks/secrets';
 import { systemResolver, type ResolveHost } from './domain/webhooks/ssrf';
 import { authenticate } from './http/middleware/authenticate';
 import { jsonBody } from './http/middleware/body';
@@ -101,7 +101,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   }
   const monitors = {
     db: knex,
-    keys: loadServerKeys({ key: config.webhooks.secretKey, previous: config.webhooks.previousSecretKeys, dataDir: config.dataDir }),
+    keys: serverKeysOf(config),
     resolveHost: deps.resolveHost ?? systemResolver,
     ssrf: { allowLoopback: config.webhooks.allowLoopback },
     maxPerWorkspace: config.webhooks.maxMonitorsPerWorkspace,

@@ -5,20 +5,10 @@
  */
 import { InvalidArgumentError } from 'commander';
 import type { Knex } from 'knex';
+import type { CliIo } from './io';
 import { load } from './lazy';
 
-/** Where a command writes and what environment it reads: the process's own, or a test's. */
-export interface CliIo {
-  stdout: OutputStream;
-  stderr: OutputStream;
-  env: NodeJS.ProcessEnv;
-}
-
-export interface OutputStream {
-  write(chunk: string): unknown;
-  /** A terminal gets a live progress bar; anything else gets plain lines. */
-  isTTY?: boolean;
-}
+export type { CliIo, OutputStream } from './io';
 
 export function positiveInt(value: string): number {
   if (!/^[0-9]+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');

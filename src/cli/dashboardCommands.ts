@@ -7,9 +7,6 @@ const lazy = {
   sessions: () => require('../domain/workspaces/sessions') as typeof import('../domain/workspaces/sessions'),
 };
 
-/** The token goes in the fragment: browsers never send it to the server, so no access log holds it. */
-export const signInUrl = (base: string, token: string) => `${base.replace(/\/+$/, '')}/dashboard/#token=${token}`;
-
 export function registerDashboardCommands(program: Command, io: CliIo): void {
   const dashboard = program.command('dashboard').description('The workspace dashboard');
   dashboard
@@ -23,7 +20,7 @@ export function registerDashboardCommands(program: Command, io: CliIo): void {
       const config = load.config().loadConfig(io.env);
       const base = opts.url ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
       const link = await withDatabase(io, (db) => lazy.sessions().createSignInLink(db, { workspaceId: opts.workspace, member: opts.member }));
-      const url = signInUrl(base, link.token);
+      const url = lazy.sessions().signInUrl(base, link.token);
       print(io, Boolean(opts.json), { url, expires_at: link.expires_at, account: link.account }, `Sign-in link for ${link.account.name} (single use, valid until ${link.expires_at}):\n  ${url}`);
     });
 }

@@ -180,14 +180,13 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
     .option('--json', 'machine-readable output')
     .action(async (kind: 'person' | 'company', identifier: string, opts: { json?: boolean }) => {
       const { keyFromOperatorInput } = load.identifiers();
-      const { suppress } = load.suppression();
+      const { suppress, reclaimWithdrawnSpace } = load.suppression();
       const outcome = await withDatabase(io, async (knex) => {
         const result =
           kind === 'person'
             ? await suppress(knex, 'person', keyFromOperatorInput('person', identifier))
             : await suppress(knex, 'company', keyFromOperatorInput('company', identifier));
-        // Deleted rows linger in table pages until vacuumed; withdrawal means gone.
-        await knex.raw(kind === 'person' ? 'vacuum persons, person_positions, person_educations' : 'vacuum companies');
+        await reclaimWithdrawnSpace(knex, kind);
         return result;
       });
       print(

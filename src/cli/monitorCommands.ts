@@ -22,7 +22,7 @@ const workspaceId = (value: string) => {
 
 const serverKeys = (io: CliIo) => {
   const config = load.config().loadConfig(io.env);
-  return lazy.secrets().loadServerKeys({ key: config.webhooks.secretKey, previous: config.webhooks.previousSecretKeys, dataDir: config.dataDir });
+  return lazy.secrets().serverKeysOf(config);
 };
 
 export function registerMonitorCommands(program: Command, io: CliIo): void {

@@ -4,7 +4,7 @@
  * of `unit` done, the rate per second and the time left (ETA).
  */
 import { Presets, SingleBar } from 'cli-progress';
-import type { OutputStream } from './common';
+import type { OutputStream } from './io';
 
 export interface Progress {
   update(done: number, detail?: string): void;

@@ -1,7 +1,7 @@
 /**
  * The settings of the embedded PostgreSQL, from the machine it runs on (issue 14). PostgreSQL's
  * own defaults are sized for a tiny machine with spinning disks: 128 MB of shared buffers, a random
- * read costed at 4 sequential ones, no I/O prefetch. The README lists the same settings, with the
+ * read costed at 4 sequential ones, no I/O prefetch. docs/benchmarks.md ("PostgreSQL settings") lists the same settings, with the
  * reason for each, for an external server.
  *
  * The embedded server shares the machine with enrich itself (and, on a laptop, with everything

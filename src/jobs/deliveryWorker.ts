@@ -1,7 +1,8 @@
 /**
  * The webhook delivery worker: claims due deliveries from PostgreSQL (FOR UPDATE SKIP LOCKED and a
- * lease), attempts each (domain/webhooks/deliveries.ts), and records the outcome fenced by the
- * lease. Run inside `enrich serve` (WEBHOOK_DELIVERY_IN_PROCESS, the default) and by `enrich
+ * lease), attempts each, and records the outcome fenced by the lease: each step is a call into
+ * domain/webhooks/deliveries.ts (claim, send, judge, record, release), which alone calls the
+ * repositories. Run inside `enrich serve` (WEBHOOK_DELIVERY_IN_PROCESS, the default) and by `enrich
  * worker`; any number of workers share one database.
  *
  * At least once: a delivery is marked succeeded only after the receiver's 2xx, so a worker killed
@@ -27,12 +28,22 @@ import fs from 'node:fs';
 import type { Knex } from 'knex';
 import type { Config, DeliveryConfig } from '../config';
 import { createKnex } from '../db/knex';
-import { claimDue, recordSuccesses, releaseLeases, type ClaimedDelivery, type SuccessRecord } from '../db/repositories/deliveries';
 import type { Metrics } from '../observability/metrics';
 import type { Logger } from '../logger';
-import { WebhookClient } from '../domain/webhooks/client';
-import { attemptDelivery, type AttemptDeps } from '../domain/webhooks/deliveries';
-import { loadServerKeys, type ServerKeys } from '../domain/webhooks/secrets';
+import { WebhookClient, type AttemptResult } from '../domain/webhooks/client';
+import {
+  claimDeliveries,
+  judgeAttempt,
+  recordFailure,
+  recordSuccesses,
+  releaseDeliveries,
+  sendAttempt,
+  type AttemptSettings,
+  type AttemptState,
+  type ClaimedDelivery,
+  type SuccessRecord,
+} from '../domain/webhooks/deliveries';
+import { serverKeysOf, type ServerKeys } from '../domain/webhooks/secrets';
 import { systemResolver, type ResolveHost, type SsrfPolicy } from '../domain/webhooks/ssrf';
 import { Nap } from './nap';
 
@@ -76,7 +87,7 @@ export class DeliveryWorker {
   private successes: { record: SuccessRecord; done: (recorded: boolean) => void; fail: (err: unknown) => void }[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly client: WebhookClient;
-  private readonly attemptDeps: AttemptDeps;
+  private readonly settings: AttemptSettings;
   readonly totals: DeliveryTotals = { attempts: 0, succeeded: 0, retried: 0, failed: 0, lost: 0 };
 
   constructor(private readonly deps: DeliveryWorkerDeps) {
@@ -88,18 +99,15 @@ export class DeliveryWorker {
       connectionsPerDestination: config.perDestination,
       ca: deps.ca ?? (config.caFile ? fs.readFileSync(config.caFile, 'utf8') : undefined),
     });
-    this.attemptDeps = {
-      db: deps.db,
-      client: this.client,
-      keys: deps.keys,
-      settings: { schedule: config.schedule, retryAfterCapSeconds: config.retryAfterCapSeconds, deactivateAfterSeconds: config.deactivateAfterSeconds },
-      onDeactivated: (monitorId, reason) => deps.logger.warn({ monitor_id: monitorId, reason }, 'monitor deactivated (active: false)'),
-      recordSuccess: (record) =>
-        new Promise<boolean>((done, fail) => {
-          this.successes.push({ record, done, fail });
-          this.flushTimer ??= setTimeout(() => void this.flushSuccesses(), SUCCESS_GATHER_MS);
-        }),
-    };
+    this.settings = { schedule: config.schedule, retryAfterCapSeconds: config.retryAfterCapSeconds, deactivateAfterSeconds: config.deactivateAfterSeconds };
+  }
+
+  /** A 2xx to record: gathered for a few milliseconds, then recorded with the others in one statement. */
+  private recordSuccess(record: SuccessRecord): Promise<boolean> {
+    return new Promise<boolean>((done, fail) => {
+      this.successes.push({ record, done, fail });
+      this.flushTimer ??= setTimeout(() => void this.flushSuccesses(), SUCCESS_GATHER_MS);
+    });
   }
 
   private async flushSuccesses(): Promise<void> {
@@ -153,7 +161,7 @@ export class DeliveryWorker {
       const token = randomUUID();
       let claimed: ClaimedDelivery[];
       try {
-        claimed = await claimDue(db, {
+        claimed = await claimDeliveries(db, {
           token,
           limit: free,
           leaseSeconds: config.leaseSeconds,
@@ -180,10 +188,33 @@ export class DeliveryWorker {
         this.sending++;
         this.run(token, d, leaseEnd);
       }
-      if (over.length) await releaseLeases(db, token, over).catch((err) => logger.warn({ err }, 'delivery worker: release failed (the leases expire)'));
+      if (over.length) await releaseDeliveries(db, token, over).catch((err) => logger.warn({ err }, 'delivery worker: release failed (the leases expire)'));
       if (claimed.length - over.length === 0) await this.nap.sleep(config.pollMs);
     }
     logger.info({ totals: this.totals }, 'delivery worker stopped');
+  }
+
+  /**
+   * One attempt, step by step: send; judge the answer; record it. A 2xx frees the destination's
+   * slot as soon as it is in (`release`), before it is recorded; a failure frees it only once
+   * recorded (run's finally), so a 410's deactivation precedes the next claim.
+   */
+  private async attempt(
+    token: string,
+    d: ClaimedDelivery,
+    release: () => void,
+    timeoutMs: number,
+  ): Promise<{ result: AttemptResult; outcome: AttemptState; recorded: boolean }> {
+    const sent = await sendAttempt(this.client, this.deps.keys, d, timeoutMs);
+    const judged = judgeAttempt(this.settings, d, sent.result);
+    if (judged.outcome.state === 'succeeded') {
+      release();
+      const recorded = await this.recordSuccess({ id: d.id, token, attempt: sent.attempt, reactivate: d.manual });
+      return { result: sent.result, outcome: 'succeeded', recorded };
+    }
+    const failure = await recordFailure(this.deps.db, this.settings, token, d, sent, judged);
+    if (failure.deactivated) this.deps.logger.warn({ monitor_id: d.monitor_id, reason: failure.deactivated }, 'monitor deactivated (active: false)');
+    return { result: sent.result, outcome: judged.outcome.state, recorded: failure.recorded };
   }
 
   private run(token: string, d: ClaimedDelivery, leaseEnd: number): void {
@@ -200,7 +231,7 @@ export class DeliveryWorker {
       this.nap.wake();
     };
     const timeoutMs = Math.max(1, Math.min(this.deps.config.timeoutMs, leaseEnd - Date.now()));
-    const done = attemptDelivery({ ...this.attemptDeps, onAnswered: release }, token, d, timeoutMs)
+    const done = this.attempt(token, d, release, timeoutMs)
       .then((report) => {
         this.totals.attempts++;
         const outcome = !report.recorded ? 'lost' : report.outcome === 'pending' ? 'retry' : report.outcome;
@@ -239,7 +270,7 @@ export function createDeliveryWorker(
   }
   const worker = new DeliveryWorker({
     db,
-    keys: opts.keys ?? loadServerKeys({ key: config.webhooks.secretKey, previous: config.webhooks.previousSecretKeys, dataDir: config.dataDir }),
+    keys: opts.keys ?? serverKeysOf(config),
     config: d,
     ssrf: { allowLoopback: config.webhooks.allowLoopback },
     logger: opts.logger,

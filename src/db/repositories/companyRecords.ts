@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import { dropIdentifiers, hasIdentifierTable, replaceIdentifiers } from './lakeIdentifiers';
 import { lockKeysInOrder } from './locks';
+import { deleteRecord, findFreshness, touchRecords } from './lakeTables';
 import { stagedInput } from './staging';
 import { preparedQuery } from '../knex';
 import type { CompanyRecord } from '../../model/records';
@@ -45,18 +46,11 @@ export async function findCompanyCopy(db: Knex, column: CompanyKeyColumn, value:
   return rows[0];
 }
 
-export async function findCompanyFreshness(
-  db: Knex,
-  column: CompanyKeyColumn,
-  value: string,
-): Promise<{ id: string; fetched_at: Date } | undefined> {
-  return db('companies').where(column, value).first('id', 'fetched_at');
-}
-
+export const findCompanyFreshness = (db: Knex, column: CompanyKeyColumn, value: string) => findFreshness(db, 'company', column, value);
 
 export async function deleteCompany(db: Knex, id: string): Promise<boolean> {
   await dropIdentifiers(db, 'company', [id]);
-  return (await db('companies').where({ id }).delete()) > 0;
+  return deleteRecord(db, 'company', id);
 }
 
 /**
@@ -160,18 +154,10 @@ export async function sequentialCompanyWrites(trx: Knex.Transaction): Promise<vo
 export const companyIdLock = (id: string) => `company:id:${id.toLowerCase()}`;
 
 /** As touchPersons: only fetched_at (column and stored text) and the queue row move. */
-export async function touchCompanies(
-  trx: Knex.Transaction,
-  rows: readonly { id: string; fetchedAt: string; record: string | null }[],
-): Promise<void> {
-  if (!rows.length) return;
-  await trx.raw(
-    `with input as (select * from unnest(?::uuid[], ?::timestamptz[], ?::text[]) as t(id, fetched_at, doc)),
-     touched as (update companies c set fetched_at = input.fetched_at, record = input.doc::json
-                 from input where c.id = input.id and input.doc is not null)
-     update company_refresh r set checked_at = input.fetched_at, lease_token = null, lease_until = null
-     from input where r.company_id = input.id
-       and (r.checked_at is distinct from input.fetched_at or r.lease_token is not null or r.lease_until is not null)`,
-    [rows.map((r) => r.id), rows.map((r) => r.fetchedAt), rows.map((r) => r.record) as string[]],
-  );
+export const touchCompanies = (trx: Knex.Transaction, rows: readonly { id: string; fetchedAt: string; record: string | null }[]) =>
+  touchRecords(trx, 'company', rows);
+
+/** VACUUM of the companies table: a deleted row's bytes stay in the table pages until then. */
+export async function vacuumCompanies(db: Knex): Promise<void> {
+  await db.raw('vacuum companies');
 }

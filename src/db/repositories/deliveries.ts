@@ -230,23 +230,8 @@ export async function recordSuccesses(db: Knex, items: readonly SuccessRecord[])
   return new Set(rows.map((r) => r.id));
 }
 
-/**
- * A failed attempt: the monitor is failing since its first failure after the last success. Returns
- * true when that is longer ago than `deactivateAfterSeconds` and the monitor is active (the caller
- * deactivates it).
- */
-export async function markMonitorFailing(trx: Knex.Transaction, monitorId: string, deactivateAfterSeconds: number): Promise<boolean> {
-  const { rows } = await trx.raw<{ rows: { due: boolean }[] }>(
-    `update monitors set failing_since = coalesce(failing_since, now()) where id = ?
-     returning active and failing_since <= now() - make_interval(secs => ?) as due`,
-    [monitorId, deactivateAfterSeconds],
-  );
-  return rows[0]?.due === true;
-}
-
-/** Deactivates a monitor and cancels its queued deliveries (tests and redeliveries included). */
-export async function deactivateMonitor(trx: Knex.Transaction, monitorId: string): Promise<number> {
-  await trx('monitors').where('id', monitorId).update({ active: false });
+/** A deactivated monitor's queued deliveries (tests and redeliveries included) are cancelled. */
+export async function cancelPending(trx: Knex.Transaction, monitorId: string): Promise<number> {
   return trx('monitor_deliveries')
     .where({ monitor_id: monitorId, state: 'pending' })
     .update({ state: 'cancelled', next_attempt_at: null, completed_at: trx.fn.now(), lease_token: null, lease_until: null });

@@ -125,6 +125,25 @@ export async function signingSecrets(db: Knex, id: string): Promise<string[] | u
 }
 
 /**
+ * A failed delivery attempt: the monitor is failing since its first failure after the last
+ * success. Returns true when that is longer ago than `deactivateAfterSeconds` and the monitor is
+ * active (the caller deactivates it).
+ */
+export async function markMonitorFailing(trx: Knex.Transaction, monitorId: string, deactivateAfterSeconds: number): Promise<boolean> {
+  const { rows } = await trx.raw<{ rows: { due: boolean }[] }>(
+    `update monitors set failing_since = coalesce(failing_since, now()) where id = ?
+     returning active and failing_since <= now() - make_interval(secs => ?) as due`,
+    [monitorId, deactivateAfterSeconds],
+  );
+  return rows[0]?.due === true;
+}
+
+/** Deactivates a monitor (`active: false`); its queued deliveries are cancelled by the caller (deliveries.cancelPending). */
+export async function deactivateMonitor(trx: Knex.Transaction, monitorId: string): Promise<void> {
+  await trx('monitors').where('id', monitorId).update({ active: false });
+}
+
+/**
  * Withdrawal of a subject (lake/suppression.ts, in its transaction): its monitors, in every
  * workspace, are deactivated and lose the slug and the label (which may name the person); their
  * deliveries (tests included, whose subject id is not set) are cancelled if still sendable, and every

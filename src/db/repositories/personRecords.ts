@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import { preparedQuery } from '../knex';
 import { dropIdentifiers, idsByIdentifier, replaceIdentifiers } from './lakeIdentifiers';
 import { lockKeysInOrder } from './locks';
+import { deleteRecord, touchRecords } from './lakeTables';
 import { stagedInput } from './staging';
 import type { PersonRecord } from '../../model/records';
 
@@ -124,7 +125,7 @@ export async function countPersons(db: Knex): Promise<number> {
 
 export async function deletePerson(db: Knex, id: string): Promise<boolean> {
   await dropIdentifiers(db, 'person', [id]);
-  return (await db('persons').where({ id }).delete()) > 0;
+  return deleteRecord(db, 'person', id);
 }
 
 /**
@@ -244,31 +245,17 @@ export async function lockStoredPersons(trx: Knex.Transaction, ids: readonly str
 /** The advisory lock of one person id (lockStoredPersons); every writer of a persons row takes it. */
 export const personIdLock = (id: string) => `person:id:${id.toLowerCase()}`;
 
-/**
- * Records whose content is unchanged: only fetched_at moves (the column and the stored text, which
- * carries it), and the refresh queue row with it. Positions, educations and search columns stay.
- * A row whose `record` is null is stored exactly as it comes (same text, so the same fetched_at):
- * its persons row is left as it is (rewriting it would change nothing but cost a new row version
- * and an entry in every index), and only its refresh queue row is re-verified, when not already.
- */
-export async function touchPersons(
-  trx: Knex.Transaction,
-  rows: readonly { id: string; fetchedAt: string; record: string | null }[],
-): Promise<void> {
-  if (!rows.length) return;
-  await trx.raw(
-    `with input as (select * from unnest(?::uuid[], ?::timestamptz[], ?::text[]) as t(id, fetched_at, doc)),
-     touched as (update persons p set fetched_at = input.fetched_at, record = input.doc::json
-                 from input where p.id = input.id and input.doc is not null)
-     update person_refresh r set checked_at = input.fetched_at, lease_token = null, lease_until = null
-     from input where r.person_id = input.id
-       and (r.checked_at is distinct from input.fetched_at or r.lease_token is not null or r.lease_until is not null)`,
-    [rows.map((r) => r.id), rows.map((r) => r.fetchedAt), rows.map((r) => r.record) as string[]],
-  );
-}
+/** A person whose content is unchanged: only fetched_at and its queue row move (lakeTables.ts touchRecords). */
+export const touchPersons = (trx: Knex.Transaction, rows: readonly { id: string; fetchedAt: string; record: string | null }[]) =>
+  touchRecords(trx, 'person', rows);
 
 /** Any one username, for the demo's ready-to-paste curl line. */
 export async function samplePersonUsername(db: Knex): Promise<string | undefined> {
   const row = await db('persons').orderBy('username').first('username');
   return row?.username;
+}
+
+/** VACUUM of the person tables: a deleted row's bytes stay in the table pages until then. */
+export async function vacuumPersons(db: Knex): Promise<void> {
+  await db.raw('vacuum persons, person_positions, person_educations');
 }

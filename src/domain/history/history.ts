@@ -2,7 +2,7 @@
  * listPersonHistory and listCompanyHistory: a record's entries of the change log, newest first.
  * The record is found by the lookups' identifiers and the lookups' rule (lake/presence.ts): found,
  * else 451 when withdrawn, else 404. A withdrawal erases the history with the record (the change
- * log's entries lose their subject and diff in the withdrawal's transaction, refresh/changes.ts),
+ * log's entries lose their subject and diff in the withdrawal's transaction, lake/write/changes.ts),
  * so nothing here needs a rule of its own for it.
  */
 import type { Knex } from 'knex';

@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records';
-import { deleteCompany, findCompanyRecord } from '../../db/repositories/companyRecords';
-import { deletePerson, findPersonRecord } from '../../db/repositories/personRecords';
+import { deleteCompany, findCompanyRecord, vacuumCompanies } from '../../db/repositories/companyRecords';
+import { deletePerson, findPersonRecord, vacuumPersons } from '../../db/repositories/personRecords';
 import { withdrawAnswersAbout } from '../../db/repositories/idempotencyKeys';
 import { withdrawSubjectMonitors } from '../../db/repositories/monitors';
 import { insertSuppressions, isSuppressed } from '../../db/repositories/suppressions';
@@ -117,7 +117,7 @@ export interface SuppressionOutcome {
 /**
  * Withdraws a record, and every stored copy of it (the README's "What withdrawal erases" lists
  * them): the lake row and the refresh queue row with it; the change log's diffs and subject id, and
- * the queued webhook deliveries (refresh/changes.ts forgetChangesOf); the realtime answers stored
+ * the queued webhook deliveries (lake/write/changes.ts forgetChangesOf); the realtime answers stored
  * under Idempotency-Keys; the monitors on the subject (deactivated, slug and label erased). When the
  * record is not (yet) in the lake, the named identifier alone is blocked, so the record is refused
  * if it arrives later, and the monitors named by it are withdrawn too. All in one transaction.
@@ -145,4 +145,12 @@ export async function suppress(db: Knex, kind: LakeKind, key: PersonKey | Compan
     await insertSuppressions(trx, kind, all);
     return { kind, found: record !== undefined, deleted_id: record?.id ?? null, identifiers_blocked: all.length };
   });
+}
+
+/**
+ * After `enrich suppress`: deleted rows linger in table pages until vacuumed; withdrawal means
+ * gone. Outside any transaction (VACUUM cannot run in one).
+ */
+export async function reclaimWithdrawnSpace(db: Knex, kind: LakeKind): Promise<void> {
+  await (kind === 'person' ? vacuumPersons(db) : vacuumCompanies(db));
 }

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
 import * as repo from '../../db/repositories/deliveries';
-import { findMonitor } from '../../db/repositories/monitors';
+import { deactivateMonitor, findMonitor, markMonitorFailing } from '../../db/repositories/monitors';
 import { AppError, notFound } from '../errors';
 import { listed, pageOf, type ListBody, type PageRequest } from '../paging';
 import type { AttemptResult, WebhookClient } from './client';
@@ -87,92 +87,124 @@ export interface AttemptSettings {
   deactivateAfterSeconds: number;
 }
 
-export interface AttemptDeps {
-  db: Knex;
-  client: WebhookClient;
-  keys: ServerKeys;
-  settings: AttemptSettings;
-  /** Told when a monitor is deactivated (logged by the worker). */
-  onDeactivated?: (monitorId: string, reason: string) => void;
-  /**
-   * Told when a 2xx is in, before it is recorded (the worker frees the destination's slot). A
-   * failure frees it only once recorded, so a 410's deactivation precedes the next claim.
-   */
-  onAnswered?: () => void;
-  /** Records a 2xx (the worker batches them); default: one statement per success. */
-  recordSuccess?: (record: repo.SuccessRecord) => Promise<boolean>;
+/*
+ * The delivery worker (src/jobs/deliveryWorker.ts) drives attempts with the steps below, in this
+ * order: claim, send, judge, record (a success or a failure), or release. Each step is one call
+ * down into the repositories; nothing here calls back into the worker.
+ */
+
+export type ClaimedDelivery = repo.ClaimedDelivery;
+export type SuccessRecord = repo.SuccessRecord;
+export type AttemptState = repo.AttemptOutcome['state'];
+
+/**
+ * Due deliveries, leased under `token`: at most `limit`, and per destination no more than its room
+ * (`perDestination` minus this worker's `inFlight` there). The rules of what is due are the claim's
+ * (repositories/deliveries.ts claimDue).
+ */
+export function claimDeliveries(db: Knex, opts: Parameters<typeof repo.claimDue>[1]): Promise<ClaimedDelivery[]> {
+  return repo.claimDue(db, opts);
 }
 
-export interface AttemptReport {
+/** Claimed deliveries given back without an attempt (shutdown, over a destination's cap): due again at once. */
+export function releaseDeliveries(db: Knex, token: string, ids: readonly string[]): Promise<number> {
+  return repo.releaseLeases(db, token, ids);
+}
+
+export interface SentAttempt {
   result: AttemptResult;
-  outcome: repo.AttemptOutcome['state'];
-  /** False when the lease was lost meanwhile: nothing was recorded. */
-  recorded: boolean;
+  /** The attempt as the delivery log keeps it. */
+  attempt: repo.StoredAttempt;
 }
 
 /**
- * One attempt of a claimed delivery: sign with every secret that signs now, POST, and record the
- * attempt and its consequence in one transaction fenced by the lease token.
+ * One POST of a claimed delivery, signed with every secret that signs now. Never throws.
+ * `timeoutMs`: this attempt's deadline, when shorter than the client's (what is left of the lease).
  */
-export async function attemptDelivery(
-  deps: AttemptDeps,
-  token: string,
-  d: repo.ClaimedDelivery,
-  /** This attempt's deadline, when shorter than the client's (what is left of the lease). */
-  timeoutMs?: number,
-): Promise<AttemptReport> {
+export async function sendAttempt(client: WebhookClient, keys: ServerKeys, d: ClaimedDelivery, timeoutMs?: number): Promise<SentAttempt> {
   const attemptedAt = new Date();
   let result: AttemptResult;
   try {
-    const secrets = d.secrets.map((c) => deps.keys.decrypt(c));
+    const secrets = d.secrets.map((c) => keys.decrypt(c));
     const headers = webhookHeaders(secrets, d.id, Math.floor(attemptedAt.getTime() / 1000), d.body);
-    result = await deps.client.post(d.webhook_url, d.body, { ...headers }, timeoutMs);
+    result = await client.post(d.webhook_url, d.body, { ...headers }, timeoutMs);
   } catch (err) {
     // Nothing is sent unsigned: a secret the server key cannot decrypt (a server key rotated away
     // without WEBHOOK_SECRET_KEYS_PREVIOUS) fails the attempt, which follows the schedule.
     result = { statusCode: null, error: `not sent: ${err instanceof Error ? err.message : String(err)}`, latencyMs: 0, blocked: false };
   }
-  const { settings } = deps;
-  const status = result.statusCode;
-  const made = d.attempts_made + 1;
-  let outcome: repo.AttemptOutcome;
-  let gone = false;
-  if (status !== null && status >= 200 && status < 300) outcome = { state: 'succeeded' };
-  else if (status === 410) {
-    outcome = { state: 'failed' };
-    gone = true;
-  } else if (made >= (d.max_attempts ?? attemptsFor(settings.schedule))) outcome = { state: 'failed' };
-  else {
-    const after = status === 429 || status === 503 ? retryAfterSeconds(result.retryAfter, settings.retryAfterCapSeconds) : undefined;
-    outcome = { state: 'pending', retryInSeconds: after ?? retryDelaySeconds(settings.schedule, made) };
-  }
   const attempt: repo.StoredAttempt = {
     attempted_at: attemptedAt.toISOString(),
-    status_code: status,
+    status_code: result.statusCode,
     error: result.error,
     latency_ms: result.latencyMs,
   };
-  if (outcome.state === 'succeeded') {
-    deps.onAnswered?.();
-    const record = { id: d.id, token, attempt, reactivate: d.manual };
-    const recorded = deps.recordSuccess
-      ? await deps.recordSuccess(record)
-      : (await repo.recordSuccesses(deps.db, [record])).has(d.id);
-    return { result, outcome: outcome.state, recorded };
-  }
-  const failure = outcome;
-  let deactivated: string | undefined;
-  const recorded = await deps.db.transaction(async (trx) => {
-    if (!(await repo.recordAttempt(trx, d.id, token, attempt, failure))) return false;
-    if (gone) {
-      await repo.deactivateMonitor(trx, d.monitor_id);
-      deactivated = 'the receiver answered 410 Gone';
-    } else if (await repo.markMonitorFailing(trx, d.monitor_id, settings.deactivateAfterSeconds)) {
-      await repo.deactivateMonitor(trx, d.monitor_id);
+  return { result, attempt };
+}
+
+export interface Judgement {
+  outcome: repo.AttemptOutcome;
+  /** The receiver answered 410 Gone: the monitor is deactivated. */
+  gone: boolean;
+}
+
+/**
+ * What an answer means: 2xx succeeded; 410 failed, and the monitor is deactivated; the last attempt
+ * of the schedule failed; anything else retried after the schedule's delay (or, for 429 and 503,
+ * after Retry-After up to its cap). Pure.
+ */
+export function judgeAttempt(settings: AttemptSettings, d: ClaimedDelivery, result: AttemptResult): Judgement {
+  const status = result.statusCode;
+  const made = d.attempts_made + 1;
+  if (status !== null && status >= 200 && status < 300) return { outcome: { state: 'succeeded' }, gone: false };
+  if (status === 410) return { outcome: { state: 'failed' }, gone: true };
+  if (made >= (d.max_attempts ?? attemptsFor(settings.schedule))) return { outcome: { state: 'failed' }, gone: false };
+  const after = status === 429 || status === 503 ? retryAfterSeconds(result.retryAfter, settings.retryAfterCapSeconds) : undefined;
+  return { outcome: { state: 'pending', retryInSeconds: after ?? retryDelaySeconds(settings.schedule, made) }, gone: false };
+}
+
+/**
+ * 2xx answers, many at once (the worker gathers them): each recorded if its lease still holds, its
+ * monitor no longer failing (and reactivated by a test or a redelivery). Returns the ids recorded.
+ */
+export function recordSuccesses(db: Knex, records: readonly SuccessRecord[]): Promise<Set<string>> {
+  return repo.recordSuccesses(db, records);
+}
+
+export interface FailureRecorded {
+  /** False when the lease was lost meanwhile: nothing was recorded. */
+  recorded: boolean;
+  /** Why the monitor was deactivated by this failure, if it was. */
+  deactivated?: string;
+}
+
+/**
+ * A failed attempt and its consequence, in one transaction fenced by the lease token: the attempt
+ * and the retry or failure; the monitor failing since its first failure after the last success,
+ * and deactivated (its queued deliveries cancelled) on a 410 or once failing longer than
+ * `deactivateAfterSeconds`.
+ */
+export async function recordFailure(
+  db: Knex,
+  settings: AttemptSettings,
+  token: string,
+  d: ClaimedDelivery,
+  sent: SentAttempt,
+  judged: Judgement,
+): Promise<FailureRecorded> {
+  const outcome = judged.outcome;
+  if (outcome.state === 'succeeded') throw new Error('recordFailure: a success is recorded by recordSuccesses');
+  return db.transaction(async (trx) => {
+    if (!(await repo.recordAttempt(trx, d.id, token, sent.attempt, outcome))) return { recorded: false };
+    let deactivated: string | undefined;
+    if (judged.gone) deactivated = 'the receiver answered 410 Gone';
+    else if (await markMonitorFailing(trx, d.monitor_id, settings.deactivateAfterSeconds)) {
       deactivated = `every delivery failed for ${Math.round(settings.deactivateAfterSeconds / 3600)} h`;
     }
-    return true;
+    if (deactivated) {
+      await deactivateMonitor(trx, d.monitor_id);
+      await repo.cancelPending(trx, d.monitor_id);
+    }
+    return { recorded: true, deactivated };
   });
-  if (deactivated) deps.onDeactivated?.(d.monitor_id, deactivated);
-  return { result, outcome: outcome.state, recorded };
 }

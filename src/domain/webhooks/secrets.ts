@@ -54,6 +54,17 @@ export function parseServerKey(text: string, name: string): Buffer {
   return key;
 }
 
+/**
+ * The server keys of a configuration (WEBHOOK_SECRET_KEY, WEBHOOK_SECRET_KEYS_PREVIOUS, the data
+ * directory): the one way the server, the delivery worker and `enrich monitor` get them.
+ */
+export function serverKeysOf(config: {
+  webhooks: { secretKey: string | undefined; previousSecretKeys: readonly string[] };
+  dataDir: string;
+}): ServerKeys {
+  return loadServerKeys({ key: config.webhooks.secretKey, previous: config.webhooks.previousSecretKeys, dataDir: config.dataDir });
+}
+
 /** The configured key, else the one in the data directory, generated there on first use. */
 export function loadServerKeys(opts: { key: string | undefined; previous: readonly string[]; dataDir: string }): ServerKeys {
   const previous = opts.previous.map((k) => parseServerKey(k, 'WEBHOOK_SECRET_KEYS_PREVIOUS'));

@@ -115,3 +115,9 @@ export function sessionView(ctx: SessionContext, idleSeconds = SESSION_IDLE_SECO
     idle_expires_at: new Date(ctx.session.lastSeenAt.getTime() + idleSeconds * 1000).toISOString(),
   };
 }
+
+/**
+ * The address a sign-in link is opened at (`enrich dashboard link`, and the demo's line at start).
+ * The token goes in the fragment: browsers never send it to the server, so no access log holds it.
+ */
+export const signInUrl = (base: string, token: string) => `${base.replace(/\/+$/, '')}/dashboard/#token=${token}`;

@@ -7,15 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { createKnex, dropDatabase, ensureDatabase } from '../../../src/db/knex';
 import { databaseUrl } from '../../../src/db/embedded';
 import { countStatements, LAST_SHIPPED_MULTI_STATEMENT } from '../../../src/db/migrations/statements';
-import { createTestDatabase, destroyTestDatabase, type TestDatabase } from '../../helpers/testDatabase';
 
-let server: TestDatabase;
-beforeAll(async () => {
-  server = await createTestDatabase();
-});
-afterAll(async () => {
-  await destroyTestDatabase(server);
-});
+// The run's server (test/helpers/globalSetup.ts: DATABASE_URL's, or the embedded one the setup
+// started): a worker cannot start an embedded server itself (an ESM-only package under jest's VM).
+const server = { adminUrl: process.env.TEST_ADMIN_DATABASE_URL!, name: process.env.TEST_DATABASE_NAME! };
 
 it('no migration after the shipped ones sends several statements in one call', async () => {
   const name = `${server.name}_stmts_${randomBytes(2).toString('hex')}`;

@@ -39,6 +39,7 @@ const VALID_REQUESTS: Record<string, { query?: string; body?: object; path?: str
     body: { type: 'person', subject_url: 'https://www.linkedin.com/in/priya-raman', webhook_url: 'https://93.184.215.14/enrich' },
   },
   listMonitors: {},
+  listEvents: { query: 'per_page=10' },
   deleteMonitor: { query: `id=${UUID}` },
   getMonitor: { path: `/api/v1/monitors/${UUID}` },
   deleteMonitorById: { path: `/api/v1/monitors/${UUID}` },
