@@ -33,7 +33,8 @@ export function DayChart({ id, title, days, series, bars = false, money = false,
     const el = holder.current;
     if (!el) return;
     const xs = days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
-    const width = Math.max(320, el.clientWidth || 640);
+    const widthOf = () => Math.max(320, el.clientWidth || 640);
+    const width = widthOf();
     const plot = new uPlot(
       {
         width,
@@ -66,7 +67,17 @@ export function DayChart({ id, title, days, series, bars = false, money = false,
       [xs, ...series.map((s) => s.values)],
       el,
     );
-    return () => plot.destroy();
+    // uPlot draws at a fixed pixel size: follow the holder's width when the window (or the
+    // layout around the chart) resizes, redrawing at the new size.
+    const resized = new ResizeObserver(() => {
+      const next = widthOf();
+      if (next !== plot.width) plot.setSize({ width: next, height: 220 });
+    });
+    resized.observe(el);
+    return () => {
+      resized.disconnect();
+      plot.destroy();
+    };
   }, [days, series, bars, money, format]);
   const totals = series.map((s) => s.values.reduce((a, b) => a + b, 0));
   return (

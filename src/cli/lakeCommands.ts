@@ -137,8 +137,12 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
               io.stderr.write(`line ${invalid.line}: ${invalid.reason} (skipped)\n`);
             },
             onProgress: (p) => {
-              bar ??= createProgress(`import ${kind} (bytes)`, p.totalBytes, quiet, io.stderr);
-              bar.update(p.bytesRead, `${p.written} written, ${p.invalid} invalid`);
+              // Records (lines) counted; their total is known only at the end, so it is
+              // extrapolated from the share of the file read (importProgress.ts).
+              const { done, total } = load.importProgress().recordEstimate(p);
+              bar ??= createProgress(`import ${kind}`, total, quiet, io.stderr, { unit: 'records' });
+              bar.setTotal(total);
+              bar.update(done, `${p.written} written, ${p.invalid} invalid`);
             },
           }),
         );

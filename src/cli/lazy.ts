@@ -17,4 +17,5 @@ export const load = {
   suppression: () => require('../domain/lake/suppression') as typeof import('../domain/lake/suppression'),
   recordSchemas: () => require('../http/recordSchemas') as typeof import('../http/recordSchemas'),
   progress: () => require('./progress') as typeof import('./progress'),
+  importProgress: () => require('./importProgress') as typeof import('./importProgress'),
 };

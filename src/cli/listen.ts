@@ -6,14 +6,22 @@
  * connection, no certificate, no loopback setting on the server: the server only answers GETs.
  *
  * It starts at the end of the feed (only events from now on) unless `--from <event id>` is given.
+ *
+ * The signing secret: `--secret` if given; else, with `--monitor`, the monitor's own secret when this
+ * process can reach it as the operator (monitorSecrets below); else one generated for the session
+ * and printed. The API never returns a monitor's secret (it is revealed once, by `enrich monitor
+ * secret` or the dashboard), so with nothing but an API key the monitor's own secret is out of reach.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
-import type { CliIo } from './common';
+import { withDatabase, type CliIo } from './common';
 import { load } from './lazy';
 
 const lazy = {
   signing: () => require('../domain/webhooks/signing') as typeof import('../domain/webhooks/signing'),
   secrets: () => require('../domain/webhooks/secrets') as typeof import('../domain/webhooks/secrets'),
+  monitors: () => require('../domain/monitors/monitors') as typeof import('../domain/monitors/monitors'),
 };
 
 export interface ListenOptions {
@@ -59,11 +67,57 @@ async function* eventsAfter(o: ListenOptions, after: string | undefined): AsyncG
   }
 }
 
+/** The monitor must be the API key's workspace's (GET /monitors/{id}); throws otherwise. */
+async function checkMonitor(o: ListenOptions, id: string): Promise<void> {
+  const res = await fetch(`${o.apiUrl.replace(/\/+$/, '')}/api/v1/monitors/${encodeURIComponent(id)}`, {
+    headers: { Authorization: `Bearer ${o.apiKey}` },
+    signal: AbortSignal.timeout(o.timeoutMs),
+  });
+  const body = (await res.json()) as { error?: string; code?: string };
+  if (res.status !== 200) throw new ListenError(`GET /monitors/${id} answered ${res.status} ${body.code ?? ''}: ${body.error ?? ''}`);
+}
+
+/**
+ * The monitor's signing secrets (current first, as a real delivery signs), read the way the
+ * server's delivery worker reads them: from its database, decrypted with its server key. Only an
+ * operator running listen where the server's configuration is (DATABASE_URL set, and the server key
+ * in WEBHOOK_SECRET_KEY or DATA_DIR's key file) can; otherwise why not, for the start line. The
+ * key file is never created here (loadServerKeys would): a new key could decrypt nothing.
+ */
+async function monitorSecrets(io: CliIo, id: string): Promise<{ secrets: string[] } | { reason: string }> {
+  if (!io.env.DATABASE_URL) return { reason: 'DATABASE_URL is not set' };
+  const config = load.config().loadConfig(io.env);
+  if (!config.webhooks.secretKey && !fs.existsSync(path.join(config.dataDir, 'webhook-secret.key')))
+    return { reason: 'the server key is not here (WEBHOOK_SECRET_KEY, or webhook-secret.key in DATA_DIR)' };
+  try {
+    const keys = lazy.secrets().loadServerKeys({ key: config.webhooks.secretKey, previous: config.webhooks.previousSecretKeys, dataDir: config.dataDir });
+    const secrets = await withDatabase(io, (db) => lazy.monitors().signingSecrets({ db, keys }, id), { migrate: false });
+    return { secrets };
+  } catch (err) {
+    return { reason: `the server's database or key did not give it (${err instanceof Error ? err.message : String(err)})` };
+  }
+}
+
+/** The secrets to sign with, and the start line that says which and why. */
+async function chooseSecrets(o: ListenOptions, io: CliIo): Promise<{ secrets: string[]; line: string }> {
+  if (o.secret) return { secrets: [o.secret], line: `Signing secret: ${o.secret} (given)` };
+  let why = '';
+  if (o.monitor) {
+    await checkMonitor(o, o.monitor);
+    const own = await monitorSecrets(io, o.monitor);
+    if ('secrets' in own)
+      return { secrets: own.secrets, line: `Signing secret: monitor ${o.monitor}'s own (read from the server's database; not shown: verify with the secret you saved)` };
+    why = `\n  Not the monitor's own secret: the API never returns it, and as the operator ${own.reason}. Pass --secret whsec_... to sign with it.`;
+  }
+  const secret = lazy.secrets().generateWebhookSecret();
+  return { secrets: [secret], line: `Signing secret: ${secret} (generated for this session; verify with it)${why}` };
+}
+
 /** Runs until `signal` aborts. Returns when stopped; throws when the API refuses (bad key, etc.). */
 export async function listen(o: ListenOptions, io: CliIo, signal: AbortSignal): Promise<void> {
-  const secret = o.secret ?? lazy.secrets().generateWebhookSecret();
+  const { secrets, line } = await chooseSecrets(o, io);
   io.stdout.write(`Forwarding events to ${o.forwardTo}\n`);
-  io.stdout.write(`Signing secret: ${secret}${o.secret ? ' (given)' : ' (generated for this session; verify with it)'}\n`);
+  io.stdout.write(`${line}\n`);
   let last = o.from;
   if (!last) for await (const e of eventsAfter(o, undefined)) last = e.id;
   io.stdout.write(`Ready: waiting for events${o.monitor ? ` of monitor ${o.monitor}` : ''}${o.events?.length ? ` (${o.events.join(', ')})` : ''}. Ctrl-C to stop.\n`);
@@ -72,7 +126,7 @@ export async function listen(o: ListenOptions, io: CliIo, signal: AbortSignal): 
     for await (const event of eventsAfter(o, last)) {
       // The stored body's bytes: JSON.parse then stringify keeps the key order and the values.
       const body = JSON.stringify(event);
-      const headers = webhookHeaders([secret], event.id, Math.floor(Date.now() / 1000), body);
+      const headers = webhookHeaders(secrets, event.id, Math.floor(Date.now() / 1000), body);
       let status: string;
       try {
         const res = await fetch(o.forwardTo, {
@@ -106,7 +160,10 @@ export function registerListenCommand(program: Command, io: CliIo): void {
     .option('--api-url <base>', 'where the server is reached (default http://127.0.0.1:$PORT)')
     .option('--monitor <id>', 'only this monitor\'s events')
     .option('--events <types...>', 'only these event types, e.g. person.job_changed monitor.test')
-    .option('--secret <whsec>', 'sign with this secret (for example the monitor\'s own) instead of a generated one')
+    .option(
+      '--secret <whsec>',
+      "sign with this secret. Without it: with --monitor, the monitor's own secret when run as the operator where the server's DATABASE_URL and server key are (the API never returns a monitor's secret, so an API key alone cannot); otherwise a secret generated for the session and printed",
+    )
     .option('--from <event-id>', 'start right after this event instead of at the end of the feed')
     .option('--interval <ms>', 'polling interval', '1000')
     .action(async (opts: { forwardTo: string; apiKey?: string; apiUrl?: string; monitor?: string; events?: string[]; secret?: string; from?: string; interval: string }) => {

@@ -218,6 +218,36 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     await axe('02-overview');
   });
 
+  it('Overview: the charts redraw at the new width when the window is resized', async () => {
+    const canvas = '[data-testid="chart-requests"] canvas';
+    const sizes = () =>
+      page.evaluate((sel) => {
+        const c = document.querySelector(sel);
+        return { canvas: c.getBoundingClientRect().width as number, holder: c.closest('.plot').clientWidth as number };
+      }, canvas);
+    const wide = await sizes();
+    expect(wide.canvas).toBeGreaterThan(0);
+    try {
+      await page.setViewportSize({ width: 700, height: 900 });
+      await page.waitForFunction(
+        (sel) => {
+          const c = document.querySelector(sel);
+          const holder = c.closest('.plot').clientWidth;
+          return Math.abs(c.getBoundingClientRect().width - Math.max(320, holder)) <= 1;
+        },
+        canvas,
+        { timeout: 10_000 },
+      );
+      const narrow = await sizes();
+      expect(narrow.canvas).toBeLessThan(wide.canvas);
+      expect(Math.abs(narrow.canvas - Math.max(320, narrow.holder))).toBeLessThanOrEqual(1);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    // And back: wider again once the window is.
+    await page.waitForFunction((w) => document.querySelector('[data-testid="chart-requests"] canvas').getBoundingClientRect().width >= w - 1, wide.canvas, { timeout: 10_000 });
+  });
+
   it('API keys: a new key is shown once (gone after a reload), works at once, and once revoked the API answers 401 with it', async () => {
     await page.click('nav >> text=API keys');
     await page.waitForSelector('[data-testid="keys-table"]');

@@ -1,7 +1,8 @@
 /**
  * The reference docs: /docs (the Redoc build of the bundle), /openapi.yaml and /openapi.json are
  * served outside /api/v1 without a key, and the page, rendered in headless Chromium (Debian's
- * `chromium`, driven by playwright-core), lists every operation and webhook of the contract.
+ * `chromium`, driven by playwright-core), lists every operation and webhook of the contract, loads
+ * nothing from outside the machine, and has no serious or critical axe-core violation.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -67,6 +68,8 @@ describe('reference docs and the bundled contract, outside /api/v1 and without a
     expect(html).toContain('Enrich API reference');
     expect(html).not.toMatch(/<script[^>]+src="https?:/);
     expect(html).not.toMatch(/<link[^>]+href="https?:/);
+    // Redoc's badge image, inlined by scripts/build-docs.ts.
+    expect(html).not.toContain('https://cdn.redoc.ly/');
   });
 
   (haveChromium ? it : it.skip)('lists every operation and webhook when rendered in Chromium', async () => {
@@ -85,9 +88,8 @@ describe('reference docs and the bundled contract, outside /api/v1 and without a
       const external: string[] = [];
       page.on('request', (req) => {
         const url = req.url();
-        // Redoc's "API docs by Redocly" badge is an <img> from its CDN that hides itself when the
-        // request fails; nothing else may leave the machine.
-        if (/^https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini/.test(url)) return;
+        // Nothing leaves the machine, Redoc's "API docs by Redocly" badge included (inlined by
+        // scripts/build-docs.ts).
         if (!url.startsWith(base) && !url.startsWith('data:') && !url.startsWith('blob:')) external.push(url);
       });
       const errors: string[] = [];
@@ -116,6 +118,18 @@ describe('reference docs and the bundled contract, outside /api/v1 and without a
       expect(summaries.filter((s) => !menuText.includes(s))).toEqual([]);
       expect(errors).toEqual([]);
       expect(external).toEqual([]);
+
+      // Accessibility: axe-core (the devDependency's own build, injected into the rendered page)
+      // finds nothing serious or critical.
+      await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+      // A string, run in the page (the test's tsconfig has no DOM types).
+      const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
+        r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.slice(0, 5).map((n) => JSON.stringify(n.target)) })))`)) as {
+        id: string;
+        impact: string | null;
+        targets: string[];
+      }[];
+      expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
     } finally {
       await browser?.close();
       fs.rmSync(userDataDir, { recursive: true, force: true });

@@ -126,3 +126,55 @@ export async function* allResults<R, P extends { next_cursor: string | null; res
 ): AsyncGenerator<R, void, undefined> {
   for await (const page of pages(fetchPage)) yield* page.results;
 }
+
+export type HistoryEntry = Schemas['HistoryEntry'];
+export type FeedEvent = Schemas['FeedEvent'];
+type HistoryQuery = NonNullable<operations['listPersonHistory']['parameters']['query']>;
+type CompanyHistoryQuery = NonNullable<operations['listCompanyHistory']['parameters']['query']>;
+type EventsQuery = NonNullable<operations['listEvents']['parameters']['query']>;
+
+/**
+ * Every page of a person's change history (`GET /person/history`), newest change first: the same
+ * identifiers as the lookup, optionally `since` an instant. A withdrawn subject is thrown as
+ * EnrichApiError 451.
+ *
+ *   for await (const page of personHistory(enrich, { username: 'priya-raman-4b2a91', since: '2026-03-01T00:00:00Z' }))
+ *     for (const change of page.results) console.log(change.detected_at, change.source, change.changes);
+ */
+export function personHistory(client: EnrichClient, query: Omit<HistoryQuery, 'cursor' | 'page'>) {
+  return pages((cursor) => client.GET('/person/history', { params: { query: { ...query, cursor } } }));
+}
+
+/** Every page of a company's change history (`GET /company/history`); see `personHistory`. */
+export function companyHistory(client: EnrichClient, query: Omit<CompanyHistoryQuery, 'cursor' | 'page'>) {
+  return pages((cursor) => client.GET('/company/history', { params: { query: { ...query, cursor } } }));
+}
+
+/** Filters of the feed (`GET /events`) kept on every page of a catch-up. */
+export type FeedFilters = Pick<EventsQuery, 'monitor_id' | 'event' | 'since' | 'per_page'>;
+
+/**
+ * The workspace's events (`GET /events`, oldest first, the webhook payloads) right after the event
+ * `after` (the id of the last one you handled; omit it to read the feed from the start of its
+ * retention), up to the newest: each once, in order. Remember the id of the last event handled and
+ * call again with it to catch up later, as a subscriber that was away does:
+ *
+ *   let last = savedLastId;
+ *   for await (const event of eventsAfter(enrich, last, { monitor_id })) { handle(event); last = event.id; }
+ *
+ * The first page is asked with `after`, the next ones with the `next_cursor` it returns (the
+ * contract accepts the two only separately); the filters go with every page.
+ */
+export async function* eventsAfter(
+  client: EnrichClient,
+  after: string | undefined,
+  filters: FeedFilters = {},
+): AsyncGenerator<FeedEvent, void, undefined> {
+  let first = true;
+  for await (const page of pages((cursor) =>
+    client.GET('/events', { params: { query: first && after !== undefined ? { ...filters, after } : { ...filters, cursor } } }),
+  )) {
+    first = false;
+    yield* page.results;
+  }
+}
