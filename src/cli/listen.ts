@@ -144,9 +144,12 @@ export async function listen(o: ListenOptions, io: CliIo, signal: AbortSignal): 
       last = event.id;
       if (signal.aborted) return;
     }
+    // One listener per wait, removed when the wait ends: a listener left on the long-lived signal
+    // at every poll would pile up (Node warns past 10).
     await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, o.intervalMs);
-      signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+      const onAbort = () => (clearTimeout(t), resolve());
+      const t = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), o.intervalMs);
+      signal.addEventListener('abort', onAbort, { once: true });
     });
   }
 }
