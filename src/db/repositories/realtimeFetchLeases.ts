@@ -1,7 +1,6 @@
 /**
  * Leases of live fetches (migration 20261204000100_realtime_fetch_leases): one instance fetches a
- * subject at a time, and none holds a connection while it waits for the source. Each function is
- * one statement.
+ * subject at a time, and none holds a connection while it waits for the source.
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -16,7 +15,8 @@ export type LeaseCopy = { kind: 'person'; username: string } | { kind: 'company'
  * Takes the lease of `subject` for `ttlMs`: inserts it, or takes over one that expired (its holder
  * died or overran). In the same statement (one round trip on the realtime path), the `fetched_at`
  * of the subject's lake copy, if any: a copy fetched after the caller started means another
- * instance fetched it meanwhile. `taken` is true when the lease is now `token`'s.
+ * instance fetched it meanwhile (read again once the lease is taken: see below). `taken` is true
+ * when the lease is now `token`'s.
  */
 export async function takeFetchLease(
   db: Knex,
@@ -37,7 +37,14 @@ export async function takeFetchLease(
      select exists (select 1 from lease) as taken, (select fetched_at from ${table} where ${column} = ?::${cast}) as fetched_at`,
     [digest(subject), token, ttlMs / 1000, value],
   );
-  return rows[0]!;
+  const lease = rows[0]!;
+  if (!lease.taken) return lease;
+  // Taken: the copy is read again, by a statement of its own. The one above read it in the snapshot
+  // its statement started with, but its INSERT may have waited for, then followed, another
+  // instance's write-back that ended that instance's lease: a copy committed in between is not in
+  // that snapshot, and this instance would fetch the subject a second time.
+  const { rows: again } = await db.raw<{ rows: { fetched_at: Date }[] }>(`select fetched_at from ${table} where ${column} = ?::${cast}`, [value]);
+  return { taken: true, fetched_at: again[0]?.fetched_at ?? null };
 }
 
 /** Ends the lease, if it is still `token`'s (in the write-back's transaction, or alone). */

@@ -4,7 +4,9 @@
  * real: a simulator answering 500, too slow, in an outage, a closed port, a paused process.
  */
 import { randomUUID } from 'node:crypto';
+import { loadConfig } from '../../../src/config';
 import { freePort } from '../../../src/db/embedded';
+import { endFetchLease, takeFetchLease } from '../../../src/db/repositories/realtimeFetchLeases';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { NoLiveSource } from '../../../src/domain/live/source';
 import { createWorld, defaultAsOf } from '../../../src/world';
@@ -12,7 +14,7 @@ import { startSimulatorServer, type SimulatorServer } from '../../../src/world/s
 import { Simulator } from '../../../src/world/simulator/simulator';
 import { createHarness, type Harness } from '../../helpers/harness';
 import { useLakeWorld } from '../../helpers/lakeWorld';
-import { eventually, httpSource, loadWorld, startGate, startSimulatorProcess, SwitchableSource, closeSources } from '../../helpers/live';
+import { eventually, httpSource, loadWorld, startGate, startSimulatorProcess, SwitchableSource, closeSources, TEST_POLICY } from '../../helpers/live';
 
 const asOf = defaultAsOf();
 const WORLD = { persons: 60, companies: 8, seed: 4711, asOf };
@@ -20,6 +22,13 @@ const LOADED = 50;
 const world = createWorld(WORLD);
 const username = (i: number) => world.person(i).username;
 const PATH = '/api/v1/person/realtime';
+
+/**
+ * The apps' live settings say the deadline their injected sources really have (TEST_POLICY): an
+ * app bounds another instance's fetch of a subject (its lease, and the wait on it) by that deadline,
+ * and the default (3 s) would let a lease expire while a busy machine still holds the fetch.
+ */
+const LIVE_CONFIG = { ...loadConfig({}).live, timeoutMs: TEST_POLICY.timeoutMs };
 
 const lake = useLakeWorld();
 let sim: Simulator;
@@ -34,7 +43,7 @@ beforeAll(async () => {
   sim = new Simulator({ world: WORLD, speed: 0, rates: { job: 0.01, title: 0.01, location: 0.005, headcount: 0, name: 0, hq: 0, industry: 0 } });
   server = await startSimulatorServer(sim);
   source = new SwitchableSource(httpSource(server.protocolUrl));
-  h = await createHarness({ databaseUrl: lake.url, liveSource: source });
+  h = await createHarness({ databaseUrl: lake.url, liveSource: source, config: { live: LIVE_CONFIG } });
   ({ key, workspaceId } = await h.workspace({ rateLimit: 100_000 }));
 }, 120_000);
 
@@ -255,24 +264,91 @@ describe('GET /person/realtime', () => {
 });
 
 describe('across instances', () => {
-  // KNOWN DEFECT, skipped so the rest can land (stop 19): since realtime stopped holding a connection
-  // during the fetch (issue 20 row 3), the cross-instance lease sometimes lets the second server
-  // fetch again after the first ends its lease: two clean CI runs answered copies fetched_at 26 ms
-  // and 322 ms apart. Issue 20 stays open until this passes again, unskipped.
-  it.skip('two servers on one database fetch a profile once: the second waits on the advisory lock and answers the fresh copy', async () => {
-    const other = await createHarness({ databaseUrl: lake.url, liveSource: httpSource(server.protocolUrl) });
+  /**
+   * Counts `db`'s attempts to take the fetch lease of `value` that found another instance holding it
+   * (takeFetchLease answered `taken: false` with no fresh copy yet): that instance is then waiting
+   * for the other one's copy. A listener on knex's own query-response event: nothing is replaced.
+   */
+  function leaseRefusals(db: Harness['knex'], value: string) {
+    let n = 0;
+    const listener = (response: unknown, query: { sql?: string; bindings?: unknown[] }) => {
+      if (!query.sql?.includes('realtime_fetch_leases') || !query.bindings?.includes(value)) return;
+      const row = (response as { rows?: { taken: boolean; fetched_at: Date | null }[] }).rows?.[0];
+      if (row && !row.taken) n++;
+    };
+    db.on('query-response', listener);
+    return { count: () => n, stop: () => void db.off('query-response', listener) };
+  }
+
+  it('two servers on one database fetch a profile once: the second waits on the first one\'s lease and answers the fresh copy', async () => {
+    const u = username(33);
+    // The first server's source is held at the gate, so its fetch (and its lease) provably lasts
+    // until the second server is waiting for it: no source latency or head start stands in for
+    // "still in flight". The second server asks the simulator directly: a fetch of its own would
+    // be counted below.
+    const other = await createHarness({ databaseUrl: lake.url, liveSource: httpSource(server.protocolUrl), config: { live: LIVE_CONFIG } });
+    const gate = await startGate(server.protocolUrl);
+    const previous = source.target;
+    source.target = httpSource(gate.url);
+    const waiting = leaseRefusals(other.knex, u);
     try {
-      sim.setFaults({ latencyMs: 300 });
       const before = calls();
-      const send = (app: Harness) => app.send(app.http.get(`${PATH}?username=${username(33)}&max_age=0`).set('Authorization', `Bearer ${key}`));
-      const [a, b] = await Promise.all([send(h), new Promise((r) => setTimeout(r, 50)).then(() => send(other))]);
+      const send = (app: Harness) => app.send(app.http.get(`${PATH}?username=${u}&max_age=0`).set('Authorization', `Bearer ${key}`));
+      // The first call is at the source: it holds the subject's lease.
+      const first = send(h);
+      await eventually(async () => gate.arrived === 1, 60_000, 20);
+      // The second call has started (after the first) and found the lease taken: it waits.
+      const second = send(other);
+      await eventually(async () => waiting.count() >= 1, 60_000, 20);
+      gate.open();
+      const [a, b] = await Promise.all([first, second]);
       expect([a.status, b.status]).toEqual([200, 200]);
       expect([a.body.source, b.body.source]).toEqual(['live', 'live']);
       expect(b.body.data).toEqual(a.body.data);
+      expect(gate.arrived).toBe(1);
       expect(calls()).toBe(before + 1);
     } finally {
-      sim.setFaults({ latencyMs: 0 });
+      waiting.stop();
+      gate.open();
+      source.target = previous;
+      await gate.close();
       await other.close();
+    }
+  });
+});
+
+describe('the fetch lease', () => {
+  // The race behind two fetches of one subject by two instances (stop 19's failing CI runs): the
+  // lease's one statement read the copy in the snapshot it started with, while its INSERT waited
+  // for, then followed, the other instance's write-back that ended that instance's lease. Here the
+  // write-back is a transaction the test holds open until the taker is provably waiting on it.
+  it('taken just as another instance\'s write-back commits, it reads the copy that write-back stored', async () => {
+    const u = username(34);
+    const subject = `lease-race:${randomUUID()}`;
+    const copy = { kind: 'person' as const, username: u };
+    const [first, second] = [randomUUID(), randomUUID()];
+    const db = lake.h.knex;
+    expect((await takeFetchLease(db, subject, first, 60_000, copy)).taken).toBe(true);
+    const written = new Date('2031-01-02T03:04:05.678Z');
+    const writeBack = await db.transaction();
+    try {
+      await writeBack('persons').where({ username: u }).update({ fetched_at: written });
+      await endFetchLease(writeBack, subject, first);
+      const taking = takeFetchLease(db, subject, second, 60_000, copy);
+      await eventually(async () => {
+        const { rows } = await db.raw<{ rows: { n: number }[] }>(
+          `select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into realtime_fetch_leases%'`,
+        );
+        return rows[0]!.n === 1;
+      }, 60_000, 20);
+      await writeBack.commit();
+      const lease = await taking;
+      expect(lease.taken).toBe(true);
+      expect(lease.fetched_at?.toISOString()).toBe(written.toISOString());
+      await endFetchLease(db, subject, second);
+    } finally {
+      if (!writeBack.isCompleted()) await writeBack.rollback();
     }
   });
 });
