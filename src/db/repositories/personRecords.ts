@@ -7,8 +7,11 @@ import { preparedQuery } from '../knex';
 import { dropIdentifiers, idsByIdentifier, replaceIdentifiers } from './lakeIdentifiers';
 import { lockKeysInOrder } from './locks';
 import { deleteRecord, touchRecords } from './lakeTables';
-import { stagedInput } from './staging';
+import { connectionOf, stagedInput } from './staging';
 import type { PersonRecord } from '../../model/records';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { from as copyFrom } from 'pg-copy-streams';
 
 /** The columns a person is looked up by; each has a unique index. Values as identifiers.ts normalizes them. */
 export type PersonKeyColumn = 'id' | 'username' | 'network_id' | 'network_urn';
@@ -199,6 +202,14 @@ export async function upsertPersons(
        (select count(*) from educations) as educations`,
     input.bindings,
   );
+  // The index tables of a person whose username another id took over go with it: by the foreign
+  // keys' cascade, or here while an initial load has set the foreign keys aside (lakeIndexes.ts).
+  if (gone.length) {
+    const goneIds = gone.map((r) => r.id);
+    await trx.raw('delete from person_positions where person_id = any(?::uuid[])', [goneIds]);
+    await trx.raw('delete from person_educations where person_id = any(?::uuid[])', [goneIds]);
+    await trx.raw('delete from person_refresh where person_id = any(?::uuid[])', [goneIds]);
+  }
   // The distributed layout's identifier table follows the record in the same transaction.
   await replaceIdentifiers(trx, 'person', ids, gone.map((r) => r.id));
   // The refresh queue row follows the record: due again by its (new) fetched_at, any lease void.
@@ -258,4 +269,62 @@ export async function samplePersonUsername(db: Knex): Promise<string | undefined
 /** VACUUM of the person tables: a deleted row's bytes stay in the table pages until then. */
 export async function vacuumPersons(db: Knex): Promise<void> {
   await db.raw('vacuum persons, person_positions, person_educations');
+}
+
+/** The typed rows of new persons, as lines of COPY's text format (domain/lake/write/rows.ts). */
+export interface PersonCopyRows {
+  persons: readonly string[];
+  positions: readonly string[];
+  educations: readonly string[];
+  refresh: readonly string[];
+}
+
+/** The columns of each table's lines in PersonCopyRows, in order. */
+export const PERSON_COPY_TABLES = {
+  persons: 'persons (id, username, network_id, network_urn, full_name, current_title, current_company, current_company_id, current_company_industry, seniority, geo_country_code, geo_city, current_started_on, fetched_at, skills, previous_company_id, previous_company, changed_employer, record)',
+  positions: 'person_positions (person_id, ordinal, company_id, company_name, title, is_current, started_on, ended_on, latest_past)',
+  educations: 'person_educations (person_id, ordinal, school_name)',
+  refresh: 'person_refresh (person_id, checked_at)',
+} as const;
+
+/**
+ * Inserts new persons (none of them stored yet) with their index-table and refresh-queue rows, by
+ * one COPY per table on the transaction's connection: no JSON parsed by the server, no rule run.
+ * A person already stored (same id or username) fails the whole call with a unique violation
+ * (SQLSTATE 23505), a value a column refuses with a data exception: the caller, which runs it in a
+ * savepoint, then writes the batch through upsertPersons.
+ */
+export async function copyNewPersons(trx: Knex.Transaction, rows: PersonCopyRows): Promise<void> {
+  const connection = await connectionOf(trx);
+  for (const table of ['persons', 'positions', 'educations', 'refresh'] as const) {
+    if (!rows[table].length) continue;
+    await pipeline(Readable.from(inChunks(rows[table])), connection.query(copyFrom(`copy ${PERSON_COPY_TABLES[table]} from stdin`)));
+  }
+}
+
+/** Lines joined into chunks of about 256 KB: one CopyData message each, not one per line. */
+function* inChunks(lines: readonly string[]): Generator<string> {
+  let chunk = '';
+  for (const line of lines) {
+    chunk += line;
+    if (chunk.length >= 262_144) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
+
+/**
+ * The columns whose rule maps letter case (lower/upper), set by the SQL rules themselves for the
+ * persons whose text is not ASCII (rows.ts says why): skills, the country code, the job change.
+ */
+export async function applyPersonSqlRules(trx: Knex.Transaction, ids: readonly string[]): Promise<void> {
+  if (!ids.length) return;
+  await trx.raw(
+    `update persons set skills = lake_skills(record::jsonb), geo_country_code = upper(record->>'geo_country_code'),
+       changed_employer = coalesce(lake_changed_employer(record::jsonb), false)
+     where id = any(?::uuid[])`,
+    [ids as string[]],
+  );
 }

@@ -30,7 +30,7 @@ export const STAGING_MIN_RECORDS = 50;
 type Connection = PoolClient;
 
 /** The transaction's own connection (knex hands a transaction's client its connection). */
-async function connectionOf(trx: Knex.Transaction): Promise<Connection> {
+export async function connectionOf(trx: Knex.Transaction): Promise<Connection> {
   return (trx.client as unknown as { acquireConnection(): Promise<Connection> }).acquireConnection();
 }
 

@@ -25,7 +25,7 @@ import { nulPath } from '../text';
 import type { LakeKind } from '../../model/records';
 import { setAsideSecondaryIndexes } from '../../db/repositories/lakeIndexes';
 import { storedIdentities } from '../../db/repositories/lakeIdentities';
-import { writeRecords, type WriteOutcome } from './write/writer';
+import { loadRecords, writeRecords, type WriteOutcome } from './write/writer';
 import { defaultImportLanes, lookupKeys, recordIdentifiers, splitIntoLanes } from './lanes';
 
 export interface ImportProgress {
@@ -239,8 +239,11 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
   const write = async (batch: Pending[], refuse: (invalid: InvalidLine) => void): Promise<void> => {
     if (!batch.length) return;
     try {
+      // An initial load writes new records as typed rows by COPY (writer.ts loadRecords).
       const outcome = trx
-        ? await trx.transaction((savepoint) => writeRecords(savepoint, options.kind, batch.map((p) => p.record) as never))
+        ? await trx.transaction((savepoint) =>
+            (options.initialLoad ? loadRecords : writeRecords)(savepoint, options.kind, batch.map((p) => p.record) as never),
+          )
         : await writeRecords(db, options.kind, batch.map((p) => p.record) as never);
       count(outcome);
     } catch (err) {

@@ -9,7 +9,17 @@
 import type { Knex } from 'knex';
 import type { CompanyRecord, LakeKind, PersonRecord } from '../../../model/records';
 import { lockStoredCompanies, sequentialCompanyWrites, touchCompanies, upsertCompanies, type StoredCompanyRow } from '../../../db/repositories/companyRecords';
-import { lockStoredPersons, touchPersons, upsertPersons, type StoredRow } from '../../../db/repositories/personRecords';
+import {
+  applyPersonSqlRules,
+  copyNewPersons,
+  lockStoredPersons,
+  touchPersons,
+  upsertPersons,
+  type StoredRow,
+} from '../../../db/repositories/personRecords';
+import { hasIdentifierTable } from '../../../db/repositories/lakeIdentifiers';
+import { classifyDatabaseError } from '../../../db/errors';
+import { personRows } from './rows';
 import { retryOnDeadlock } from '../../../db/repositories/locks';
 import { lockLeased } from '../../../db/repositories/refreshQueue';
 import { insertSuppressions, suppressedDigests } from '../../../db/repositories/suppressions';
@@ -172,4 +182,71 @@ export async function writeRecords<K extends LakeKind>(
   };
   // A transaction of its own is run again if it was a deadlock's victim (locks.ts retryOnDeadlock).
   return db.isTransaction ? write(db as Knex.Transaction) : retryOnDeadlock(() => db.transaction(write));
+}
+
+/**
+ * The write of an initial load (importer.ts, `enrich import --initial-load`), in the caller's
+ * transaction: the same outcome as writeRecords, by the shortest path when it can. Persons none of
+ * whose identities is stored yet (the usual case in a lake being loaded) go as typed rows
+ * (rows.ts) by COPY straight into the final tables, in a savepoint; when one of them turns out to
+ * be stored already (a record repeated further down the file: a unique violation), a value is
+ * refused by a column, a record cannot be derived, or the layout is the distributed one, the batch
+ * is written by writeRecords instead, which diffs, logs the change and isolates a bad record as
+ * any import does. Records of one batch are deduped and withdrawn subjects refused first, as there.
+ * Companies go through writeRecords (their search words are a tsvector PostgreSQL builds).
+ */
+export async function loadRecords<K extends LakeKind>(
+  trx: Knex.Transaction,
+  kind: K,
+  records: readonly LakeRecord<K>[],
+  options: WriteOptions = {},
+): Promise<WriteOutcome> {
+  if (kind !== 'person' || !records.length || (await hasIdentifierTable(trx))) return writeRecords(trx, kind, records, options);
+  const unique = lastWins(kind, records as readonly AnyRecord[]).map((r) => normalize(kind, r)) as PersonRecord[];
+  const stored = new Map<string, string>();
+  const persons: string[] = [];
+  const positions: string[] = [];
+  const educations: string[] = [];
+  const refresh: string[] = [];
+  const sqlRules: string[] = [];
+  const rowsOf = new Map<PersonRecord, ReturnType<typeof personRows>>();
+  for (const record of unique) {
+    const text = JSON.stringify(record);
+    const rows = personRows(record, storedUsername(record), text);
+    if (!rows) return writeRecords(trx, kind, records, options);
+    stored.set(record.id.toLowerCase(), text);
+    rowsOf.set(record, rows);
+  }
+  const blocked = await suppressedDigests(trx, unique.flatMap(personDigests));
+  const refused = blocked.size ? unique.filter((r) => personDigests(r).some((d) => blocked.has(d))) : [];
+  if (refused.length) await insertSuppressions(trx, kind, refused.flatMap(personDigests));
+  const allowed = refused.length ? unique.filter((r) => !refused.includes(r)) : unique;
+  for (const record of allowed) {
+    const rows = rowsOf.get(record)!;
+    persons.push(rows.person);
+    if (rows.positions) positions.push(rows.positions);
+    if (rows.educations) educations.push(rows.educations);
+    refresh.push(rows.refresh);
+    if (rows.sqlRules) sqlRules.push(record.id);
+  }
+  for (const r of refused) stored.delete(r.id.toLowerCase());
+  try {
+    await trx.transaction(async (savepoint) => {
+      await copyNewPersons(savepoint, { persons, positions, educations, refresh });
+      await applyPersonSqlRules(savepoint, sqlRules);
+    });
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (classifyDatabaseError(err) !== 'invalid_input' && !(typeof code === 'string' && code.startsWith('23'))) throw err;
+    return writeRecords(trx, kind, records, options);
+  }
+  return {
+    written: allowed.length,
+    unchanged: 0,
+    withdrawn: refused.length,
+    duplicates: records.length - unique.length,
+    stale: 0,
+    changes: [],
+    stored,
+  };
 }
