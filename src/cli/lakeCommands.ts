@@ -93,8 +93,9 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
     .option('--strict', 'abort on the first invalid line and write nothing')
     .option(
       '--initial-load',
-      'into an empty lake only: one transaction that locks the tables, drops their secondary indexes and builds them after the data',
+      'into an empty lake only: typed rows by COPY, committed in chunks with a checkpoint, secondary indexes and foreign keys built after the data',
     )
+    .option('--resume', 'continue an interrupted --initial-load of the same file after its last committed chunk')
     .option('--batch-size <n>', 'records per write', positiveInt, 1000)
     .option(
       '--lanes <n>',
@@ -113,7 +114,7 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
       async (
         kind: 'persons' | 'companies',
         file: string,
-        opts: { strict?: boolean; initialLoad?: boolean; batchSize: number; lanes?: number; maxLineBytes: number; json?: boolean },
+        opts: { strict?: boolean; initialLoad?: boolean; resume?: boolean; batchSize: number; lanes?: number; maxLineBytes: number; json?: boolean },
       ) => {
       const { importFile, ImportAborted, importExitCode } = load.importer();
       const { recordValidator } = load.recordSchemas();
@@ -128,6 +129,7 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
             file,
             strict: opts.strict,
             initialLoad: opts.initialLoad,
+            resume: opts.resume,
             batchSize: opts.batchSize,
             lanes: opts.lanes,
             maxLineBytes: opts.maxLineBytes,

@@ -24,6 +24,7 @@ import * as realtimeFetchLeases from './20261204000100_realtime_fetch_leases';
 import * as withdrawalCopies from './20261204000200_withdrawal_copies';
 import * as walkOrder from './20261204000500_walk_order';
 import * as eventFeed from './20261204002300_event_feed';
+import * as importCheckpoints from './20261205002200_import_checkpoints';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '20261204000200_withdrawal_copies': withdrawalCopies,
   '20261204000500_walk_order': walkOrder,
   '20261204002300_event_feed': eventFeed,
+  '20261205002200_import_checkpoints': importCheckpoints,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -43,3 +43,65 @@ export async function setAsideSecondaryIndexes(trx: Knex.Transaction, kind: Lake
     await trx.raw(`analyze ${tables.join(', ')}`);
   };
 }
+
+/** What a resumable initial load set aside: built again, exactly as the catalog had them, at its end. */
+export interface SetAside {
+  indexes: { name: string; definition: string }[];
+  foreignKeys: { table: string; name: string; definition: string }[];
+}
+
+/**
+ * For a resumable initial load (importer.ts), in the caller's transaction: locks the kind's tables
+ * until it ends, and when they hold no row, drops their secondary indexes and the foreign keys of
+ * their index and queue tables, returning their definitions (the caller stores them with its
+ * checkpoint, so a load resumed after a crash still knows what to build). Undefined when the lake
+ * already holds records of the kind (nothing dropped). The primary keys and unique indexes stay:
+ * they find a record repeated further down the file.
+ */
+export async function setAsideForLoad(trx: Knex.Transaction, kind: LakeKind): Promise<SetAside | undefined> {
+  const tables = TABLES[kind];
+  await trx.raw(`lock table ${tables.join(', ')} in access exclusive mode`);
+  const { rows: emptiness } = await trx.raw<{ rows: { empty: boolean }[] }>(`select not exists (select 1 from ${tables[0]}) as empty`);
+  if (!emptiness[0].empty) return undefined;
+  const { rows: indexes } = await trx.raw<{ rows: { name: string; definition: string }[] }>(
+    `select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as definition
+     from pg_index i
+     where i.indrelid = any(?::regclass[]) and not i.indisunique and not i.indisprimary
+       and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)
+     order by i.indexrelid`,
+    [tables],
+  );
+  const { rows: foreignKeys } = await trx.raw<{ rows: { table: string; name: string; definition: string }[] }>(
+    `select conrelid::regclass::text as table, conname as name, pg_get_constraintdef(oid) as definition
+     from pg_constraint where contype = 'f' and conrelid = any(?::regclass[]) order by oid`,
+    [tables],
+  );
+  for (const fk of foreignKeys) await trx.raw(`alter table ${fk.table} drop constraint ??`, [fk.name]);
+  for (const index of indexes) await trx.raw(`drop index ${index.name}`);
+  return { indexes, foreignKeys };
+}
+
+/**
+ * Builds again what setAsideForLoad dropped, skipping what already exists (a load resumed after a
+ * crash during this step builds the rest), then ANALYZE. Each index and key in a statement of its own.
+ */
+export async function rebuildSetAside(db: Knex, kind: LakeKind, set: SetAside): Promise<void> {
+  for (const index of set.indexes) {
+    const { rows } = await db.raw<{ rows: { present: boolean }[] }>('select to_regclass(?) is not null as present', [index.name]);
+    if (rows[0].present) continue;
+    await db.transaction(async (trx) => {
+      // More memory for the sort of the build than a default server gives one statement.
+      await trx.raw("set local maintenance_work_mem = '256MB'");
+      await trx.raw(index.definition);
+    });
+  }
+  for (const fk of set.foreignKeys) {
+    const { rows } = await db.raw<{ rows: { present: boolean }[] }>(
+      'select exists (select 1 from pg_constraint where conname = ? and conrelid = ?::regclass) as present',
+      [fk.name, fk.table],
+    );
+    if (rows[0].present) continue;
+    await db.raw(`alter table ${fk.table} add constraint ?? ${fk.definition}`, [fk.name]);
+  }
+  await db.raw(`analyze ${TABLES[kind].join(', ')}`);
+}

@@ -15,6 +15,7 @@
  * - a stream that breaks (truncated gzip, read error) ends the import with the records read so far
  *   written and the usual report, marked incomplete.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
@@ -23,7 +24,14 @@ import { classifyDatabaseError } from '../../db/errors';
 import { validationError } from '../errors';
 import { nulPath } from '../text';
 import type { LakeKind } from '../../model/records';
-import { setAsideSecondaryIndexes } from '../../db/repositories/lakeIndexes';
+import { rebuildSetAside, setAsideForLoad, setAsideSecondaryIndexes } from '../../db/repositories/lakeIndexes';
+import {
+  advanceImportCheckpoint,
+  deleteImportCheckpoint,
+  findImportCheckpoint,
+  insertImportCheckpoint,
+  lockImportCheckpoint,
+} from '../../db/repositories/importCheckpoints';
 import { storedIdentities } from '../../db/repositories/lakeIdentities';
 import { loadRecords, writeRecords, type WriteOutcome } from './write/writer';
 import { defaultImportLanes, lookupKeys, recordIdentifiers, splitIntoLanes } from './lanes';
@@ -54,6 +62,11 @@ export interface ImportOptions {
    * secondary indexes dropped and built again after the data. Refused when the lake holds records.
    */
   initialLoad?: boolean;
+  /**
+   * Continue the interrupted initial load of the same file (see resumableLoad): implies
+   * initialLoad. Refused when no load of the kind was interrupted, or it read another file.
+   */
+  resume?: boolean;
   batchSize?: number;
   /**
    * Connections a batch is written on at once (lanes.ts): its records split by identity, so that
@@ -96,59 +109,100 @@ export class ImportAborted extends Error {
 const GZIP_MAGIC = [0x1f, 0x8b];
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
-type RawLine = { line: number; text: string } | { line: number; problem: string };
+type RawLine = ({ line: number; text: string } | { line: number; problem: string }) & {
+  /** Bytes of the (decompressed) input up to and including this line's newline. */
+  end: number;
+};
+
+/** Where reading starts: after `line`, at byte `offset` of the decompressed input (0: the start). */
+interface StartAt {
+  line: number;
+  offset: number;
+  /** Bytes the stream still holds before `offset` (a gzip stream is read from its start): dropped. */
+  skip: number;
+}
 
 /**
  * Lines of a byte stream: split on \n (a \r before it dropped), decoded as strict UTF-8. A line
- * over `maxBytes` is reported as such and its bytes dropped as they arrive.
+ * over `maxBytes` is reported as such and its bytes dropped as they arrive. Each line carries the
+ * byte offset just after it, where a resumed load starts reading again.
  */
-async function* readLines(input: Readable, maxBytes: number): AsyncGenerator<RawLine> {
+async function* readLines(input: Readable, maxBytes: number, from: StartAt = { line: 0, offset: 0, skip: 0 }): AsyncGenerator<RawLine> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let parts: Buffer[] = [];
   let length = 0;
   let overflow = false;
-  let line = 0;
-  let first = true;
+  let line = from.line;
+  let first = from.offset === 0;
+  let skip = from.skip;
+  let position = from.offset - from.skip; // offset of the next chunk's first byte
+  let end = from.offset;
   const finish = (): RawLine => {
     line += 1;
-    if (overflow) return { line, problem: `longer than the maximum of ${maxBytes} bytes (skipped unread)` };
+    if (overflow) return { line, end, problem: `longer than the maximum of ${maxBytes} bytes (skipped unread)` };
     let bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts, length);
     if (bytes.length && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, bytes.length - 1);
     if (first && bytes.subarray(0, 3).equals(BOM)) bytes = bytes.subarray(3);
     first = false;
     try {
-      return { line, text: decoder.decode(bytes) };
+      return { line, end, text: decoder.decode(bytes) };
     } catch {
-      return { line, problem: 'not valid UTF-8' };
+      return { line, end, problem: 'not valid UTF-8' };
     }
   };
-  for await (const chunk of input as AsyncIterable<Buffer>) {
+  for await (let chunk of input as AsyncIterable<Buffer>) {
+    if (skip > 0) {
+      const dropped = Math.min(skip, chunk.length);
+      skip -= dropped;
+      position += dropped;
+      chunk = chunk.subarray(dropped);
+      if (!chunk.length) continue;
+    }
     let start = 0;
     for (;;) {
       const newline = chunk.indexOf(0x0a, start);
-      const end = newline === -1 ? chunk.length : newline;
+      const stop = newline === -1 ? chunk.length : newline;
       if (!overflow) {
-        if (length + (end - start) > maxBytes) {
+        if (length + (stop - start) > maxBytes) {
           overflow = true;
           parts = [];
           length = 0;
-        } else if (end > start) {
-          parts.push(chunk.subarray(start, end));
-          length += end - start;
+        } else if (stop > start) {
+          parts.push(chunk.subarray(start, stop));
+          length += stop - start;
         }
       }
       if (newline === -1) break;
+      end = position + newline + 1;
       yield finish();
       parts = [];
       length = 0;
       overflow = false;
       start = newline + 1;
     }
+    position += chunk.length;
   }
+  end = position;
   if (length > 0 || overflow) yield finish();
 }
 
-async function openInput(file: string): Promise<{ input: Readable; bytesRead: () => number; totalBytes: number }> {
+/** What identifies an input file for a resumed load: its size and a hash of its first 64 KiB. */
+async function fileIdentity(file: string): Promise<{ size: number; head: string }> {
+  const fd = await fs.promises.open(file, 'r');
+  try {
+    const head = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await fd.read(head, 0, head.length, 0);
+    const size = (await fd.stat()).size;
+    return { size, head: createHash('sha256').update(head.subarray(0, bytesRead)).digest('hex') };
+  } finally {
+    await fd.close();
+  }
+}
+
+async function openInput(
+  file: string,
+  offset = 0,
+): Promise<{ input: Readable; bytesRead: () => number; totalBytes: number; start: { offset: number; skip: number } }> {
   let stat: fs.Stats;
   try {
     stat = await fs.promises.stat(file);
@@ -160,11 +214,13 @@ async function openInput(file: string): Promise<{ input: Readable; bytesRead: ()
   const fd = await fs.promises.open(file, 'r');
   await fd.read(head, 0, 2, 0);
   await fd.close();
-  const raw = fs.createReadStream(file, { highWaterMark: 1 << 20 });
   const gzip = head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
+  // A plain file is read from the offset on; a gzip stream from its start, the bytes before dropped.
+  const from = gzip ? 0 : offset;
+  const raw = fs.createReadStream(file, { highWaterMark: 1 << 20, start: from });
   const input = gzip ? raw.pipe(zlib.createGunzip()) : raw;
   raw.on('error', (err) => input.destroy(err));
-  return { input, bytesRead: () => raw.bytesRead, totalBytes: stat.size };
+  return { input, bytesRead: () => from + raw.bytesRead, totalBytes: stat.size, start: { offset, skip: gzip ? offset : 0 } };
 }
 
 /** Why a line cannot be imported, or its record. */
@@ -191,6 +247,8 @@ interface Pending {
 }
 
 export async function importFile(db: Knex, options: ImportOptions): Promise<ImportReport> {
+  if ((options.initialLoad || options.resume) && !options.strict) return resumableLoad(db, options);
+  if (options.resume) throw validationError('--resume continues an --initial-load; it cannot be combined with --strict');
   const started = Date.now();
   const batchSize = options.batchSize ?? 1000;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
@@ -342,6 +400,188 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
   report.elapsed_ms = Date.now() - started;
   report.records_per_second = Math.round(report.written / Math.max(report.elapsed_ms / 1000, 0.001));
   return report;
+}
+
+/** The part of a report a resumable load keeps with its checkpoint (the rest is this run's). */
+type CommittedReport = Pick<ImportReport, 'lines' | 'written' | 'invalid' | 'withdrawn' | 'duplicates' | 'errors'>;
+
+/** A chunk: the lines read since the last one, committed in one transaction with the checkpoint. */
+interface Chunk {
+  records: Pending[];
+  invalid: InvalidLine[];
+  endLine: number;
+  endOffset: number;
+}
+
+const isDataError = (err: unknown) => {
+  const code = (err as { code?: unknown }).code;
+  return classifyDatabaseError(err) === 'invalid_input' || (typeof code === 'string' && code.startsWith('23'));
+};
+
+/**
+ * `enrich import --initial-load` (without --strict): the load of an empty lake as a resumable job.
+ * - Start: in one transaction, the kind's tables are checked empty, their secondary indexes and
+ *   foreign keys dropped (lakeIndexes.ts setAsideForLoad) and a checkpoint row written with their
+ *   definitions and the file's identity (importCheckpoints.ts).
+ * - Chunks: every `batchSize` records (and the invalid lines among them) are one transaction that
+ *   writes the records (writer.ts loadRecords: typed rows by COPY) and advances the checkpoint to
+ *   the byte offset and line just after the chunk's last line, with the report so far. One chunk
+ *   is written while the next is read, parsed and validated.
+ * - End: the indexes and keys are built again, ANALYZE, the checkpoint deleted.
+ * After a crash or `kill -9` anywhere, `--resume` with the same file reads on from the checkpoint
+ * (a gzip stream is decompressed from its start, the bytes before the offset dropped unparsed); the
+ * chunks fall on the same lines as in an uninterrupted run, so the lake, the change log and the
+ * report are the same. The API can read the tables while the load runs, without their secondary
+ * indexes (slowly): the load is for a lake not yet in service.
+ */
+async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportReport> {
+  const started = Date.now();
+  const { kind } = options;
+  const batchSize = options.batchSize ?? 1000;
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  try {
+    await fs.promises.access(options.file);
+  } catch {
+    throw validationError(`${options.file}: no such file`);
+  }
+  const identity = await fileIdentity(options.file);
+  const empty: CommittedReport = { lines: 0, written: 0, invalid: 0, withdrawn: 0, duplicates: 0, errors: [] };
+  let checkpoint = await findImportCheckpoint<CommittedReport>(db, kind);
+  if (options.resume) {
+    if (!checkpoint) throw validationError(`--resume: no interrupted initial load of ${kind} records to continue`);
+    if (checkpoint.file_size !== identity.size || checkpoint.file_head !== identity.head) {
+      throw validationError(`--resume: ${options.file} is not the file the interrupted load was reading (${checkpoint.file}, ${checkpoint.file_size} bytes)`);
+    }
+  } else {
+    if (checkpoint) {
+      throw validationError(
+        `--initial-load: the initial load of ${checkpoint.file} was interrupted after line ${checkpoint.line}; continue it with --resume`,
+      );
+    }
+    await db.transaction(async (trx) => {
+      const setAside = await setAsideForLoad(trx, kind);
+      if (!setAside) throw validationError(`--initial-load: the lake already holds ${kind} records; import without --initial-load`);
+      await insertImportCheckpoint(trx, { kind, file: options.file, file_size: identity.size, file_head: identity.head, report: empty, set_aside: setAside });
+    });
+    checkpoint = (await findImportCheckpoint<CommittedReport>(db, kind))!;
+  }
+  const setAside = checkpoint.set_aside;
+  let committed: CommittedReport = checkpoint.report;
+  let offset = checkpoint.byte_offset;
+  const writtenBefore = committed.written;
+  const { input, bytesRead, totalBytes, start } = await openInput(options.file, offset);
+  let linesRead = checkpoint.line;
+  const progress = () =>
+    options.onProgress?.({ lines: linesRead, written: committed.written, invalid: committed.invalid, bytesRead: bytesRead(), totalBytes });
+
+  /** Writes a batch; a batch the database refuses for its data is written again in halves (savepoints). */
+  const write = async (trx: Knex.Transaction, batch: Pending[], outcome: WriteOutcome[], refuse: (invalid: InvalidLine) => void): Promise<void> => {
+    if (!batch.length) return;
+    try {
+      outcome.push(await trx.transaction((savepoint) => loadRecords(savepoint, kind, batch.map((p) => p.record) as never)));
+    } catch (err) {
+      if (!isDataError(err)) throw err;
+      if (batch.length === 1) {
+        refuse({ line: batch[0].line, reason: `the database cannot store this record: ${(err as Error).message}` });
+        return;
+      }
+      const half = Math.ceil(batch.length / 2);
+      await write(trx, batch.slice(0, half), outcome, refuse);
+      await write(trx, batch.slice(half), outcome, refuse);
+    }
+  };
+
+  const commit = async (chunk: Chunk): Promise<void> => {
+    const next = await db.transaction(async (trx) => {
+      const held = await lockImportCheckpoint(trx, kind);
+      if (!held || held.byte_offset !== offset) {
+        throw validationError(`--initial-load: another import is loading ${kind} records from this checkpoint; stopped`);
+      }
+      const outcomes: WriteOutcome[] = [];
+      const refused: InvalidLine[] = [];
+      await write(trx, chunk.records, outcomes, (invalid) => {
+        refused.push(invalid);
+        options.onInvalid?.(invalid);
+      });
+      const invalid = [...chunk.invalid, ...refused].sort((a, b) => a.line - b.line);
+      const sum = (k: 'written' | 'withdrawn' | 'duplicates') => outcomes.reduce((n, o) => n + o[k], committed[k]);
+      const report: CommittedReport = {
+        lines: chunk.endLine,
+        written: sum('written'),
+        invalid: committed.invalid + invalid.length,
+        withdrawn: sum('withdrawn'),
+        duplicates: sum('duplicates'),
+        errors: [...committed.errors, ...invalid].slice(0, 100),
+      };
+      await advanceImportCheckpoint(trx, kind, { byteOffset: chunk.endOffset, line: chunk.endLine, report });
+      return report;
+    });
+    committed = next;
+    offset = chunk.endOffset;
+    progress();
+  };
+
+  let pending: Promise<void> = Promise.resolve();
+  let chunk: Chunk = { records: [], invalid: [], endLine: checkpoint.line, endOffset: offset };
+  let flushedLine = checkpoint.line;
+  const flush = async () => {
+    const full = chunk;
+    flushedLine = full.endLine;
+    chunk = { records: [], invalid: [], endLine: full.endLine, endOffset: full.endOffset };
+    await pending; // one chunk in flight while the next one is read and validated
+    pending = commit(full);
+    pending.catch(() => undefined);
+  };
+  let complete = true;
+  let error: string | null = null;
+  try {
+    try {
+      for await (const raw of readLines(input, maxLineBytes, { line: checkpoint.line, ...start })) {
+        linesRead = raw.line;
+        chunk.endLine = raw.line;
+        chunk.endOffset = raw.end;
+        if ('problem' in raw) {
+          const invalid = { line: raw.line, reason: raw.problem };
+          chunk.invalid.push(invalid);
+          options.onInvalid?.(invalid);
+          continue;
+        }
+        if (!raw.text.trim()) continue;
+        const checked = checkLine(raw.text, options.validate);
+        if ('reason' in checked) {
+          const invalid = { line: raw.line, reason: checked.reason };
+          chunk.invalid.push(invalid);
+          options.onInvalid?.(invalid);
+          continue;
+        }
+        chunk.records.push({ line: raw.line, record: checked.record });
+        if (chunk.records.length >= batchSize) await flush();
+      }
+    } catch (err) {
+      // The input broke off (truncated gzip, read error): keep what was read, say so.
+      complete = false;
+      error = `input ended early after line ${linesRead}: ${(err as Error).message}`;
+    }
+    if (chunk.endLine > flushedLine) await flush();
+    await pending;
+  } catch (err) {
+    input.destroy();
+    await pending.catch(() => undefined);
+    throw err;
+  }
+  await rebuildSetAside(db, kind, setAside);
+  await deleteImportCheckpoint(db, kind);
+  progress();
+  const elapsed = Date.now() - started;
+  return {
+    kind,
+    file: options.file,
+    ...committed,
+    complete,
+    error,
+    elapsed_ms: elapsed,
+    records_per_second: Math.round((committed.written - writtenBefore) / Math.max(elapsed / 1000, 0.001)),
+  };
 }
 
 /**
