@@ -1,0 +1,161 @@
+/**
+ * `enrich import --initial-load` is resumable: the CLI process is killed for real (SIGKILL, as
+ * `kill -9`) in the middle of the file, several times, each time just after its checkpoint row has
+ * advanced (polled from the database, never a fixed sleep), and `--resume` finishes the load. The
+ * lake (persons, index tables, refresh queue), the change log, the withdrawals, the indexes and
+ * foreign keys, and the report then equal those of an uninterrupted import of the same file into
+ * another database. Plain and gzip input (a gzip stream is decompressed again from its start).
+ */
+import { spawn } from 'node:child_process';
+import type { Knex } from 'knex';
+import { suppress } from '../../../src/domain/lake/suppression';
+import { createWorld } from '../../../src/world';
+import type { PersonRecord } from '../../../src/model/records';
+import { ENRICH_BIN, enrichWith } from '../../helpers/cli';
+import { useLakeWorld } from '../../helpers/lakeWorld';
+import { useNdjsonFiles } from '../../helpers/ndjson';
+import { personRecord } from '../../helpers/lakeRecords';
+
+const killed = useLakeWorld();
+const straight = useLakeWorld();
+const { file } = useNdjsonFiles('enrich-import-resume');
+
+const SNAPSHOT: Record<string, string> = {
+  persons: `select id, username, network_id, network_urn, full_name, current_title, current_company, current_company_id,
+      current_company_industry, seniority, geo_country_code, geo_city, current_started_on, fetched_at, skills,
+      previous_company_id, previous_company, changed_employer, record::text as record from persons`,
+  person_positions: 'select * from person_positions',
+  person_educations: 'select * from person_educations',
+  person_refresh: 'select person_id, checked_at, lease_token, lease_until, watchers from person_refresh',
+  change_log: 'select kind, subject_id, event, diff, origin, redacted_at from change_log',
+  suppressions: 'select digest, kind from suppressions',
+  indexes: `select indexdef from pg_indexes where tablename in ('persons', 'person_positions', 'person_educations', 'person_refresh')`,
+  foreign_keys: `select conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) from pg_constraint
+      where contype = 'f' and conrelid = any('{persons,person_positions,person_educations,person_refresh}'::regclass[])`,
+  checkpoints: 'select kind from lake_import_checkpoints',
+};
+
+async function snapshot(db: Knex): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const [name, sql] of Object.entries(SNAPSHOT)) {
+    const { rows } = await db.raw<{ rows: { row: string }[] }>(`select t::text as row from (${sql}) t order by 1`);
+    out[name] = rows.map((r) => r.row);
+  }
+  return out;
+}
+
+async function clear(db: Knex): Promise<void> {
+  await db.raw('truncate persons, person_positions, person_educations, person_refresh, change_log, suppressions cascade');
+}
+
+/** The lines of the file: a world's persons with an invalid line, a blank one, a withdrawn record and later replacements. */
+function lines(withdrawn: PersonRecord): unknown[] {
+  const world = createWorld({ persons: 900, companies: 90, seed: 5, asOf: new Date('2026-11-01T00:00:00Z') });
+  const persons = Array.from({ length: world.persons }, (_, i) => world.person(i) as PersonRecord);
+  const promoted = (p: PersonRecord) => ({ ...p, current_title: `${p.current_title ?? 'Engineer'} (promoted)` });
+  return [
+    ...persons.slice(0, 300),
+    '{"not": "a person"}',
+    withdrawn,
+    '',
+    ...persons.slice(300, 600),
+    promoted(persons[10]!),
+    'not json at all',
+    ...persons.slice(600),
+    promoted(persons[400]!),
+    { ...persons[700]!, geo_city: 'Somewhere else' },
+  ];
+}
+
+const checkpointLine = async (db: Knex): Promise<number | undefined> => {
+  const { rows } = await db.raw<{ rows: { line: string }[] }>("select line from lake_import_checkpoints where kind = 'person'");
+  return rows[0] ? Number(rows[0].line) : undefined;
+};
+
+/**
+ * Starts the import in a child process and kills it with SIGKILL as soon as the checkpoint has
+ * moved past `after`; the checkpoint line it was killed at (or undefined if it finished first).
+ */
+async function killOnceAdvanced(db: Knex, url: string, args: string[], after: number): Promise<{ line: number; exited: boolean }> {
+  const child = spawn(process.execPath, [ENRICH_BIN, 'import', 'persons', ...args], {
+    env: { ...process.env, DATABASE_URL: url },
+    stdio: 'ignore',
+  });
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let exited = false;
+  void exit.then(() => (exited = true));
+  for (;;) {
+    const line = await checkpointLine(db);
+    if (line !== undefined && line > after) {
+      child.kill('SIGKILL');
+      await exit;
+      return { line, exited: false };
+    }
+    if (exited) return { line: line ?? after, exited: true };
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const report = (stdout: string) => {
+  const { elapsed_ms: _e, records_per_second: _r, ...rest } = JSON.parse(stdout) as Record<string, unknown>;
+  return rest;
+};
+
+describe('enrich import --initial-load, killed and resumed', () => {
+  it.each([
+    ['plain', false, 3],
+    ['gzip', true, 2],
+  ])('%s input: kill -9 mid-file several times, --resume: the same lake, change log and report as an uninterrupted run', async (_name, gzip, kills) => {
+    await clear(killed.h.knex);
+    await clear(straight.h.knex);
+    const withdrawn = personRecord();
+    for (const db of [killed.h.knex, straight.h.knex]) await suppress(db, 'person', { by: 'username', value: withdrawn.username });
+    const input = file(lines(withdrawn), gzip);
+    const args = [input, '--initial-load', '--batch-size', '40', '--json'];
+
+    const uninterrupted = await enrichWith({ DATABASE_URL: straight.url }, 'import', 'persons', ...args);
+    expect(uninterrupted.code).toBe(2);
+
+    // Killed while loading, each time after the checkpoint moved on; then resumed to the end.
+    const at: number[] = [];
+    let after = 0;
+    for (let i = 0; i < kills; i += 1) {
+      const resume = i === 0 ? [] : ['--resume'];
+      const { line, exited } = await killOnceAdvanced(killed.h.knex, killed.url, [...args, ...resume], after + 120);
+      expect(exited).toBe(false);
+      at.push(line);
+      after = line;
+    }
+    expect(at.length).toBe(kills);
+    // Mid-file: the load was neither finished nor restarted.
+    expect(await checkpointLine(killed.h.knex)).toBeGreaterThanOrEqual(at[at.length - 1]!);
+    // A second --initial-load is refused while one is interrupted; --resume of another file too.
+    const again = await enrichWith({ DATABASE_URL: killed.url }, 'import', 'persons', ...args);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/interrupted after line \d+; continue it with --resume/);
+    const other = await enrichWith({ DATABASE_URL: killed.url }, 'import', 'persons', file([personRecord()]), '--resume', '--json');
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/is not the file the interrupted load was reading/);
+
+    const resumed = await enrichWith({ DATABASE_URL: killed.url }, 'import', 'persons', ...args, '--resume');
+    expect(resumed.code).toBe(uninterrupted.code);
+    expect(report(resumed.stdout)).toEqual(report(uninterrupted.stdout));
+    expect(report(resumed.stdout)).toMatchObject({ written: 903, invalid: 2, withdrawn: 1, complete: true });
+
+    const a = await snapshot(killed.h.knex);
+    const b = await snapshot(straight.h.knex);
+    for (const name of Object.keys(SNAPSHOT)) expect({ name, rows: a[name] }).toEqual({ name, rows: b[name] });
+    expect(a.persons).toHaveLength(900);
+    expect(a.change_log.length).toBeGreaterThanOrEqual(3);
+    expect(a.checkpoints).toEqual([]);
+    expect(a.foreign_keys).toHaveLength(3);
+    expect(a.indexes.length).toBeGreaterThan(20);
+  });
+
+  it('--resume with nothing interrupted: refused', async () => {
+    await clear(killed.h.knex);
+    const res = await enrichWith({ DATABASE_URL: killed.url }, 'import', 'persons', file([personRecord()]), '--resume');
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/no interrupted initial load of person records/);
+  });
+});
