@@ -33,7 +33,7 @@ import {
   lockImportCheckpoint,
 } from '../../db/repositories/importCheckpoints';
 import { storedIdentities } from '../../db/repositories/lakeIdentities';
-import { loadRecords, writeRecords, type WriteOutcome } from './write/writer';
+import { loadRecords, prepareRecord, writeRecords, type PreparedRecord, type WriteOutcome } from './write/writer';
 import { defaultImportLanes, lookupKeys, recordIdentifiers, splitIntoLanes } from './lanes';
 
 export interface ImportProgress {
@@ -244,6 +244,8 @@ function checkLine(text: string, validate: ImportOptions['validate']): { record:
 interface Pending {
   line: number;
   record: object;
+  /** An initial load's work on the record alone, done while reading (writer.ts prepareRecord). */
+  prepared?: PreparedRecord;
 }
 
 export async function importFile(db: Knex, options: ImportOptions): Promise<ImportReport> {
@@ -478,7 +480,8 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
   const write = async (trx: Knex.Transaction, batch: Pending[], outcome: WriteOutcome[], refuse: (invalid: InvalidLine) => void): Promise<void> => {
     if (!batch.length) return;
     try {
-      outcome.push(await trx.transaction((savepoint) => loadRecords(savepoint, kind, batch.map((p) => p.record) as never)));
+      const prepared = new Map(batch.map((p) => [p.record, p.prepared!] as const));
+      outcome.push(await trx.transaction((savepoint) => loadRecords(savepoint, kind, batch.map((p) => p.record) as never, {}, prepared as never)));
     } catch (err) {
       if (!isDataError(err)) throw err;
       if (batch.length === 1) {
@@ -493,6 +496,9 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
 
   const commit = async (chunk: Chunk): Promise<void> => {
     const next = await db.transaction(async (trx) => {
+      // The checkpoint commits with the chunk: a commit lost to a server crash loses its checkpoint
+      // advance with it, and --resume writes the chunk again, so no wait for the WAL flush.
+      await trx.raw('set local synchronous_commit = off');
       const held = await lockImportCheckpoint(trx, kind);
       if (!held || held.byte_offset !== offset) {
         throw validationError(`--initial-load: another import is loading ${kind} records from this checkpoint; stopped`);
@@ -554,7 +560,7 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
           options.onInvalid?.(invalid);
           continue;
         }
-        chunk.records.push({ line: raw.line, record: checked.record });
+        chunk.records.push({ line: raw.line, record: checked.record, prepared: prepareRecord(kind, checked.record as never) });
         if (chunk.records.length >= batchSize) await flush();
       }
     } catch (err) {

@@ -19,7 +19,7 @@ import {
 } from '../../../db/repositories/personRecords';
 import { hasIdentifierTable } from '../../../db/repositories/lakeIdentifiers';
 import { classifyDatabaseError } from '../../../db/errors';
-import { personRows } from './rows';
+import { personRows, type PersonRows } from './rows';
 import { retryOnDeadlock } from '../../../db/repositories/locks';
 import { lockLeased } from '../../../db/repositories/refreshQueue';
 import { insertSuppressions, suppressedDigests } from '../../../db/repositories/suppressions';
@@ -200,26 +200,32 @@ export async function loadRecords<K extends LakeKind>(
   kind: K,
   records: readonly LakeRecord<K>[],
   options: WriteOptions = {},
+  prepared?: ReadonlyMap<LakeRecord<K>, PreparedRecord>,
 ): Promise<WriteOutcome> {
   if (kind !== 'person' || !records.length || (await hasIdentifierTable(trx))) return writeRecords(trx, kind, records, options);
-  const unique = lastWins(kind, records as readonly AnyRecord[]).map((r) => normalize(kind, r)) as PersonRecord[];
-  const stored = new Map<string, string>();
+  const survivors = lastWins(kind, records as readonly AnyRecord[]);
   const persons: string[] = [];
   const positions: string[] = [];
   const educations: string[] = [];
   const refresh: string[] = [];
   const sqlRules: string[] = [];
-  const rowsOf = new Map<PersonRecord, ReturnType<typeof personRows>>();
-  for (const record of unique) {
-    const text = JSON.stringify(record);
-    const rows = personRows(record, storedUsername(record), text);
-    if (!rows) return writeRecords(trx, kind, records, options);
-    stored.set(record.id.toLowerCase(), text);
-    rowsOf.set(record, rows);
+  const stored = new Map<string, string>();
+  const unique: PersonRecord[] = [];
+  const rowsOf = new Map<PersonRecord, PersonRows>();
+  const digests = new Map<PersonRecord, string[]>();
+  for (const original of survivors) {
+    const ready = prepared?.get(original as LakeRecord<K>) ?? prepareRecord(kind, original);
+    if (!ready.rows) return writeRecords(trx, kind, records, options);
+    const record = ready.record as PersonRecord;
+    unique.push(record);
+    stored.set(record.id.toLowerCase(), ready.text);
+    rowsOf.set(record, ready.rows);
+    digests.set(record, ready.digests);
   }
-  const blocked = await suppressedDigests(trx, unique.flatMap(personDigests));
-  const refused = blocked.size ? unique.filter((r) => personDigests(r).some((d) => blocked.has(d))) : [];
-  if (refused.length) await insertSuppressions(trx, kind, refused.flatMap(personDigests));
+  const digestsOf = (r: PersonRecord) => digests.get(r)!;
+  const blocked = await suppressedDigests(trx, unique.flatMap(digestsOf));
+  const refused = blocked.size ? unique.filter((r) => digestsOf(r).some((d) => blocked.has(d))) : [];
+  if (refused.length) await insertSuppressions(trx, kind, refused.flatMap(digestsOf));
   const allowed = refused.length ? unique.filter((r) => !refused.includes(r)) : unique;
   for (const record of allowed) {
     const rows = rowsOf.get(record)!;
@@ -249,4 +255,26 @@ export async function loadRecords<K extends LakeKind>(
     changes: [],
     stored,
   };
+}
+
+/** A record as an initial load writes it: normalized, its stored text, its typed rows (persons). */
+export interface PreparedRecord {
+  record: AnyRecord;
+  text: string;
+  /** Undefined for a company, or a person whose values SQL would refuse (rows.ts). */
+  rows: PersonRows | undefined;
+  /** The digests of its identifiers a withdrawal would have stored (suppression.ts). */
+  digests: string[];
+}
+
+/**
+ * The work of loadRecords that depends on one record alone, done ahead (importer.ts does it while
+ * the previous chunk is being written, so Node's share overlaps the database's).
+ */
+export function prepareRecord(kind: LakeKind, record: AnyRecord): PreparedRecord {
+  const normalized = normalize(kind, record);
+  const text = JSON.stringify(normalized);
+  if (kind !== 'person') return { record: normalized, text, rows: undefined, digests: companyDigests(normalized as CompanyRecord) };
+  const person = normalized as PersonRecord;
+  return { record: normalized, text, rows: personRows(person, storedUsername(person), text), digests: personDigests(person) };
 }
