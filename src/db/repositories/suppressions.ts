@@ -10,6 +10,12 @@ export async function suppressedDigests(db: Knex, digests: readonly string[]): P
   return new Set(rows.map((r) => r.digest));
 }
 
+/** Whether any record has been withdrawn at all (an initial load skips the digests when none has). */
+export async function anySuppressions(db: Knex): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: { any: boolean }[] }>('select exists (select 1 from suppressions) as any');
+  return rows[0].any;
+}
+
 /** Whether any of the digests (one identifier in its current and legacy forms) is a tombstone. */
 export async function isSuppressed(db: Knex, digests: readonly string[]): Promise<boolean> {
   return Boolean(await db('suppressions').whereIn('digest', digests as string[]).first('digest'));

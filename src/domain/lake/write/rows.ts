@@ -184,7 +184,7 @@ export function personRows(record: PersonRecord, username: string, text: string)
     lakeBigint(facts.previous?.companyId),
     facts.previous ? facts.previous.companyName : null,
     bool(facts.changedEmployer),
-    text,
+    null,
   ];
   const past = new Set(facts.pastOrdinals);
   let positionLines = '';
@@ -195,8 +195,13 @@ export function personRows(record: PersonRecord, username: string, text: string)
   educations.forEach((e, i) => {
     if (typeof e.schoolName === 'string' && e.schoolName !== '') educationLines += `${id}\t${i}\t${copyField(e.schoolName)}\n`;
   });
+  // The stored text is JSON.stringify output: no raw newline, return or tab, so only its
+  // backslashes need escaping (found by indexOf, faster than a regular expression over 5 KB).
+  const doc = text.indexOf('\\') === -1 ? text : text.replaceAll('\\', '\\\\');
+  let person = '';
+  for (let i = 0; i < fields.length - 1; i += 1) person += `${copyField(fields[i])}\t`;
   return {
-    person: `${fields.map((f) => copyField(f)).join('\t')}\n`,
+    person: `${person}${doc}\n`,
     positions: positionLines,
     educations: educationLines,
     refresh: `${id}\t${record.fetched_at}\n`,

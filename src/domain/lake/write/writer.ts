@@ -22,7 +22,7 @@ import { classifyDatabaseError } from '../../../db/errors';
 import { personRows, type PersonRows } from './rows';
 import { retryOnDeadlock } from '../../../db/repositories/locks';
 import { lockLeased } from '../../../db/repositories/refreshQueue';
-import { insertSuppressions, suppressedDigests } from '../../../db/repositories/suppressions';
+import { anySuppressions, insertSuppressions, suppressedDigests } from '../../../db/repositories/suppressions';
 import { recordChanges, type ChangeOrigin } from './changes';
 import { diffRecords, isSameRecord, type ChangeEntry } from './diff';
 import { storedCompanyId } from '../../../model/identifiers';
@@ -212,7 +212,6 @@ export async function loadRecords<K extends LakeKind>(
   const stored = new Map<string, string>();
   const unique: PersonRecord[] = [];
   const rowsOf = new Map<PersonRecord, PersonRows>();
-  const digests = new Map<PersonRecord, string[]>();
   for (const original of survivors) {
     const ready = prepared?.get(original as LakeRecord<K>) ?? prepareRecord(kind, original);
     if (!ready.rows) return writeRecords(trx, kind, records, options);
@@ -220,10 +219,10 @@ export async function loadRecords<K extends LakeKind>(
     unique.push(record);
     stored.set(record.id.toLowerCase(), ready.text);
     rowsOf.set(record, ready.rows);
-    digests.set(record, ready.digests);
   }
-  const digestsOf = (r: PersonRecord) => digests.get(r)!;
-  const blocked = await suppressedDigests(trx, unique.flatMap(digestsOf));
+  // Digests (a SHA-256 per identifier) only when some record has been withdrawn at all.
+  const digestsOf = (r: PersonRecord) => personDigests(r);
+  const blocked = (await anySuppressions(trx)) ? await suppressedDigests(trx, unique.flatMap(digestsOf)) : new Set<string>();
   const refused = blocked.size ? unique.filter((r) => digestsOf(r).some((d) => blocked.has(d))) : [];
   if (refused.length) await insertSuppressions(trx, kind, refused.flatMap(digestsOf));
   const allowed = refused.length ? unique.filter((r) => !refused.includes(r)) : unique;
@@ -263,8 +262,6 @@ export interface PreparedRecord {
   text: string;
   /** Undefined for a company, or a person whose values SQL would refuse (rows.ts). */
   rows: PersonRows | undefined;
-  /** The digests of its identifiers a withdrawal would have stored (suppression.ts). */
-  digests: string[];
 }
 
 /**
@@ -274,7 +271,7 @@ export interface PreparedRecord {
 export function prepareRecord(kind: LakeKind, record: AnyRecord): PreparedRecord {
   const normalized = normalize(kind, record);
   const text = JSON.stringify(normalized);
-  if (kind !== 'person') return { record: normalized, text, rows: undefined, digests: companyDigests(normalized as CompanyRecord) };
+  if (kind !== 'person') return { record: normalized, text, rows: undefined };
   const person = normalized as PersonRecord;
-  return { record: normalized, text, rows: personRows(person, storedUsername(person), text), digests: personDigests(person) };
+  return { record: normalized, text, rows: personRows(person, storedUsername(person), text) };
 }
