@@ -14,6 +14,7 @@
  *   class 22 or 23), by writing the batch again in halves until the failing records are isolated;
  * - a stream that breaks (truncated gzip, read error) ends the import with the records read so far
  *   written and the usual report, marked incomplete.
+ * `--initial-load` is resumableLoad below: chunks committed with a checkpoint, `--resume` after a crash.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -58,8 +59,9 @@ export interface ImportOptions {
   /** Abort on the first invalid line, writing nothing. */
   strict?: boolean;
   /**
-   * Initial load into an empty lake: one transaction holding the kind's tables exclusively, their
-   * secondary indexes dropped and built again after the data. Refused when the lake holds records.
+   * Initial load into an empty lake, as a resumable job (resumableLoad): typed rows by COPY, chunks
+   * committed with a checkpoint, secondary indexes and foreign keys built after the data. Refused
+   * when the lake holds records. With `strict`: one transaction holding the tables instead.
    */
   initialLoad?: boolean;
   /**
