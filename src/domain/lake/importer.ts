@@ -544,7 +544,15 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
   let error: string | null = null;
   try {
     try {
+      let sinceYield = 0;
       for await (const raw of readLines(input, maxLineBytes, { line: checkpoint.line, ...start })) {
+        // Lines already read are served from the stream's buffer without a turn of the event loop:
+        // a turn every few lines lets the chunk in flight send its next statement meanwhile, so
+        // the database does not wait for a whole buffer of lines to be parsed first.
+        if (++sinceYield >= 16) {
+          sinceYield = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
         linesRead = raw.line;
         chunk.endLine = raw.line;
         chunk.endOffset = raw.end;
