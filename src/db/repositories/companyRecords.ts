@@ -91,6 +91,9 @@ export async function upsertCompanies(
        industries_lower = excluded.industries_lower, search_words = excluded.search_words, record = excluded.record`,
     input.bindings,
   );
+  // The queue row of a company whose username or company_id another id took over goes with it: by
+  // the foreign key's cascade, or here while an initial load has set the key aside (lakeIndexes.ts).
+  if (gone.length) await trx.raw('delete from company_refresh where company_id = any(?::uuid[])', [gone.map((r) => r.id)]);
   await replaceIdentifiers(trx, 'company', ids, gone.map((r) => r.id));
   await trx.raw(
     `insert into company_refresh (company_id, checked_at) select id, fetched_at from companies where id = any(?::uuid[])

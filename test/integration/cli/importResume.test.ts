@@ -16,7 +16,7 @@ import type { PersonRecord } from '../../../src/model/records';
 import { ENRICH_BIN, enrichWith } from '../../helpers/cli';
 import { useLakeWorld } from '../../helpers/lakeWorld';
 import { useNdjsonFiles } from '../../helpers/ndjson';
-import { personRecord } from '../../helpers/lakeRecords';
+import { companyRecord, personRecord } from '../../helpers/lakeRecords';
 
 const killed = useLakeWorld();
 const straight = useLakeWorld();
@@ -184,6 +184,28 @@ describe('enrich import --initial-load, killed and resumed', () => {
     expect(resumed.code).toBe(2);
     expect(report(resumed.stdout)).toEqual(report(done.stdout));
     expect(await snapshot(killed.h.knex)).toEqual(before);
+  });
+
+  it('companies: the same lake and change log as a plain import, a username taken over in a later chunk included', async () => {
+    for (const db of [killed.h.knex, straight.h.knex]) await db.raw('truncate companies, company_refresh, change_log cascade');
+    const companies = Array.from({ length: 9 }, () => companyRecord());
+    const takeover = companyRecord({ username: companies[1]!.username });
+    const renamed = { ...companies[2]!, name: `${companies[2]!.name} Renamed` };
+    const input = file([...companies, takeover, renamed]);
+    const loaded = await enrichWith({ DATABASE_URL: killed.url }, 'import', 'companies', input, '--initial-load', '--batch-size', '3', '--json');
+    const plain = await enrichWith({ DATABASE_URL: straight.url }, 'import', 'companies', input, '--batch-size', '3', '--lanes', '1', '--json');
+    expect(loaded.code).toBe(0);
+    expect(report(loaded.stdout)).toEqual(report(plain.stdout));
+    const companySnapshot = async (db: Knex) => ({
+      companies: (await db.raw('select id, company_id, username, name, record::text as record from companies order by id')).rows,
+      queue: (await db.raw('select company_id, checked_at from company_refresh order by company_id')).rows,
+      changes: (await db.raw('select kind, subject_id, event, diff, origin from change_log order by subject_id, event')).rows,
+      keys: (await db.raw("select conname from pg_constraint where contype = 'f' and conrelid = 'company_refresh'::regclass")).rows,
+    });
+    const a = await companySnapshot(killed.h.knex);
+    expect(a).toEqual(await companySnapshot(straight.h.knex));
+    expect(a.companies).toHaveLength(9); // the takeover replaced the company whose username it took
+    expect(a.keys).toHaveLength(1);
   });
 
   it('--resume with nothing interrupted: refused', async () => {
