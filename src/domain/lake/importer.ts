@@ -443,11 +443,13 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
   const { kind } = options;
   const batchSize = options.batchSize ?? 1000;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  let stat: fs.Stats;
   try {
-    await fs.promises.access(options.file);
+    stat = await fs.promises.stat(options.file);
   } catch {
     throw validationError(`${options.file}: no such file`);
   }
+  if (!stat.isFile()) throw validationError(`${options.file}: not a file`);
   const identity = await fileIdentity(options.file);
   const empty: CommittedReport = { lines: 0, written: 0, invalid: 0, withdrawn: 0, duplicates: 0, errors: [] };
   let checkpoint = await findImportCheckpoint<CommittedReport>(db, kind);
