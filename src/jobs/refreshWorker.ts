@@ -16,7 +16,7 @@ import { databaseNow, queueStats, type QueueKind } from '../db/repositories/refr
 import { IDEMPOTENCY_TTL_SECONDS } from '../domain/live/idempotency';
 import type { Logger } from '../logger';
 import type { LiveSource } from '../domain/live/source';
-import { addBatch, emptyRound, refreshBatch, refreshRound, type RefreshObserver, type RoundReport } from '../domain/refresh/round';
+import { addBatch, askAhead, emptyRound, giveBack, refreshRound, writeAsked, type AskedBatch, type BatchOptions, type RefreshObserver, type RoundReport } from '../domain/refresh/round';
 import type { Metrics } from '../observability/metrics';
 import { Nap } from './nap';
 
@@ -108,6 +108,11 @@ export class RefreshWorker {
     let backoffMs = 0;
     let kindIndex = 0;
     let idleKinds = 0;
+    const deps = { db: this.deps.db, source, observer: this.observer };
+    const batchOptions = async (): Promise<BatchOptions> => ({ batchSize: config.batchSize, leaseSeconds: config.leaseSeconds, ...(await this.cutoffs()) });
+    const ask = () => askAhead(deps, KINDS[kindIndex++ % KINDS.length] as QueueKind, batchOptions);
+    // The next batch, claimed and asked for while the current one is written (one ahead at most).
+    let ahead: Promise<AskedBatch> | undefined;
     while (!this.stopping) {
       const started = Date.now();
       try {
@@ -117,12 +122,12 @@ export class RefreshWorker {
           // Housekeeping that needs a periodic hand: realtime Idempotency-Keys past their 24 hours.
           await deleteExpiredKeys(this.deps.db, IDEMPOTENCY_TTL_SECONDS);
         }
-        const kind = KINDS[kindIndex++ % KINDS.length] as QueueKind;
-        const batch = await refreshBatch(
-          { db: this.deps.db, source, observer: this.observer },
-          kind,
-          { batchSize: config.batchSize, leaseSeconds: config.leaseSeconds, ...(await this.cutoffs()) },
-        );
+        const current = ahead ?? ask();
+        ahead = undefined;
+        const asked = await current;
+        const kind = asked.kind;
+        if (asked.claimed.length && asked.answer?.status !== 'unavailable' && !this.stopping) ahead = ask();
+        const batch = await writeAsked(deps, asked);
         addBatch(this.totals, batch);
         addBatch(sinceProgress, batch);
         if (batch.unavailable) {
@@ -162,6 +167,8 @@ export class RefreshWorker {
         sinceProgress = emptyRound();
       }
     }
+    // A batch asked for but not written is given back: its records are due again at once.
+    if (ahead) await giveBack(deps, await ahead.catch(() => undefined));
     logger.info({ totals: this.totals }, 'refresh worker stopped');
   }
 
