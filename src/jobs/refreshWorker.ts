@@ -81,8 +81,26 @@ export class RefreshWorker {
     );
   }
 
+  /** The database clock minus this process's, as last measured (cutoffs()). */
+  private clockOffsetMs: number | undefined;
+
   private async cutoffs(): Promise<{ dueBefore: Date; watchedDueBefore: Date }> {
+    const before = Date.now();
     const now = (await databaseNow(this.deps.db)).getTime();
+    this.clockOffsetMs = now - (before + Date.now()) / 2;
+    return this.cutoffsAt(now);
+  }
+
+  /**
+   * The cutoffs by the database clock, without asking it: this process's clock plus the offset
+   * measured with the gauges (every REFRESH_PROGRESS_SECONDS); one round trip less per batch.
+   */
+  private cutoffsNow(): Promise<{ dueBefore: Date; watchedDueBefore: Date }> | { dueBefore: Date; watchedDueBefore: Date } {
+    if (this.clockOffsetMs === undefined) return this.cutoffs();
+    return this.cutoffsAt(Date.now() + this.clockOffsetMs);
+  }
+
+  private cutoffsAt(now: number): { dueBefore: Date; watchedDueBefore: Date } {
     return {
       dueBefore: new Date(now - this.deps.config.minAgeSeconds * 1000),
       watchedDueBefore: new Date(now - this.deps.config.watchedMinAgeSeconds * 1000),
@@ -109,7 +127,7 @@ export class RefreshWorker {
     let kindIndex = 0;
     let idleKinds = 0;
     const deps = { db: this.deps.db, source, observer: this.observer };
-    const batchOptions = async (): Promise<BatchOptions> => ({ batchSize: config.batchSize, leaseSeconds: config.leaseSeconds, ...(await this.cutoffs()) });
+    const batchOptions = async (): Promise<BatchOptions> => ({ batchSize: config.batchSize, leaseSeconds: config.leaseSeconds, ...(await this.cutoffsNow()) });
     const ask = () => askAhead(deps, KINDS[kindIndex++ % KINDS.length] as QueueKind, batchOptions);
     // The next batch, claimed and asked for while the current one is written (one ahead at most).
     let ahead: Promise<AskedBatch> | undefined;
@@ -118,6 +136,7 @@ export class RefreshWorker {
       try {
         if (started - lastStats >= config.progressSeconds * 1000 || lastStats === 0) {
           lastStats = started;
+          await this.cutoffs(); // measures the clock offset again
           await this.updateGauges();
           // Housekeeping that needs a periodic hand: realtime Idempotency-Keys past their 24 hours.
           await deleteExpiredKeys(this.deps.db, IDEMPOTENCY_TTL_SECONDS);
