@@ -63,6 +63,8 @@ export interface AskedBatch {
   claimed: ClaimedRow[];
   /** The source's answer; undefined when nothing was claimed. */
   answer?: LiveBatch<PersonRecord | CompanyRecord>;
+  /** When the answer came (ISO): the records' fetched_at, however long the batch then waits for its write. */
+  answeredAt?: string;
 }
 
 /** Claims due records and asks the source for all of them in one call. */
@@ -73,7 +75,7 @@ export async function claimAndAsk(deps: RefreshDeps, kind: QueueKind, opts: Batc
   try {
     const usernames = claimed.map((c) => c.username);
     const answer = kind === 'person' ? await deps.source.persons(usernames) : await deps.source.companies(usernames);
-    return { kind, token, claimed, answer };
+    return { kind, token, claimed, answer, answeredAt: (deps.now ?? (() => new Date()))().toISOString() };
   } catch (err) {
     await giveBack(deps, { kind, token, claimed });
     throw err;
@@ -100,7 +102,7 @@ export async function writeAsked(deps: RefreshDeps, asked: AskedBatch): Promise<
       deps.observer?.records(kind, 'unavailable', claimed.length);
       return report;
     }
-    const verifiedAt = (deps.now ?? (() => new Date()))().toISOString();
+    const verifiedAt = asked.answeredAt ?? (deps.now ?? (() => new Date()))().toISOString();
     const records: (PersonRecord | CompanyRecord)[] = [];
     const missing: string[] = [];
     answer.records.forEach((record, i) => {
