@@ -8,7 +8,9 @@
  * dies mid-batch leaves leases that expire after `leaseSeconds`, and its records are due again.
  *
  * A round repeats batches until nothing due before a fixed cutoff is left, so each due record is
- * refreshed once per round however many workers share it.
+ * refreshed once per round however many workers share it. A batch is two halves (claimAndAsk,
+ * writeAsked): the next batch's claim and source call run while the current batch is written, at
+ * most one batch ahead, so the source's time and the database's overlap instead of adding up.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
