@@ -16,9 +16,9 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** Runs a bench/servers/*.ts script under tsx and waits for the {"url"} line it prints. */
-export function startServerProcess(script: string, env: NodeJS.ProcessEnv = {}): Promise<Server> {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, 'servers', script)], {
+/** Runs a bench/servers/*.ts script under tsx (of this checkout, or of `root`) and waits for the {"url"} line it prints. */
+export function startServerProcess(script: string, env: NodeJS.ProcessEnv = {}, root = path.join(__dirname, '..')): Promise<Server> {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(root, 'bench', 'servers', script)], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

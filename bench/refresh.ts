@@ -11,8 +11,13 @@
  * runs went on where the last one stopped and, once the lake had been passed over, measured mostly
  * "unchanged" re-verifications instead of the first pass. The output says which path it measured.
  *
+ * Every worker count runs `--rounds` times (alternating: 1, 2, 4, 1, 2, 4, ...) and the figures are
+ * the medians. `--baseline=<checkout>` runs the worker of another checkout of this repository (for
+ * example `git worktree add /tmp/base main`) in the same run, alternating with this one, on the
+ * same fresh copies: the two side by side with their ratio.
+ *
  * Everything shares the machine: PostgreSQL, the simulator and the workers. Options:
- * --persons=1000000 --companies=100000 --seconds=30 --days=30 --workers=1,2,4
+ * --persons=1000000 --companies=100000 --seconds=30 --days=30 --workers=1,2,4 --rounds=3 --baseline=<dir>
  */
 import { spawn } from 'node:child_process';
 import os from 'node:os';
@@ -20,15 +25,15 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { createKnex, migrateLatest } from '../src/db/knex';
 import type { RoundReport } from '../src/domain/refresh/round';
-import { AS_OF, benchDatabaseUrl, cloneDatabase, ensureLake, intArg, SEED, startSimulatorProcess, stringArg } from './lib';
+import { AS_OF, benchDatabaseUrl, cloneDatabase, ensureLake, intArg, median, SEED, startSimulatorProcess, stringArg } from './lib';
 
 interface WorkerProcess {
   ready: Promise<void>;
   stop(): Promise<RoundReport>;
 }
 
-function startWorker(env: NodeJS.ProcessEnv): WorkerProcess {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, 'servers', 'refreshWorker.ts')], {
+function startWorker(env: NodeJS.ProcessEnv, root = path.join(__dirname, '..')): WorkerProcess {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(root, 'bench', 'servers', 'refreshWorker.ts')], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -57,6 +62,8 @@ async function main() {
   const seconds = intArg('seconds', 30);
   const days = intArg('days', 30);
   const counts = (stringArg('workers') ?? '1,2,4').split(',').map(Number);
+  const rounds = intArg('rounds', 3);
+  const baseline = stringArg('baseline');
 
   const db = await benchDatabaseUrl();
   const setup = createKnex(db.url);
@@ -70,51 +77,79 @@ async function main() {
   const copyName = `${new URL(db.url).pathname.slice(1)}_refresh`;
   const startAt = new Date(AS_OF.getTime() + days * 86_400_000).toISOString();
   const sim = await startSimulatorProcess(persons, companies, ['--start-at', startAt]);
-  const lines: string[] = [];
+  interface Run {
+    perSecond: number;
+    refreshed: number;
+    changed: number;
+    entries: number;
+    passes: number;
+  }
+  const variants: { name: string; root?: string }[] = baseline ? [{ name: 'baseline', root: path.resolve(baseline) }, { name: 'this' }] : [{ name: 'this' }];
+  const runs = new Map<string, Run[]>();
   try {
-    for (const count of counts) {
-      // Every run on a fresh copy of the built lake, which no run writes: the same records due in
-      // the same order, the same source answers, so 1, 2 and 4 workers (and the next invocation)
-      // measure the same path, not what the previous run left behind.
-      const copy = await cloneDatabase(db.url, copyName);
-      process.stderr.write(`copied the lake into ${copyName} in ${(copy.ms / 1000).toFixed(1)} s\n`);
-      const knex = createKnex(copy.url);
-      try {
-        const before = Number((await knex('change_log').max<{ max: number }[]>({ max: 'id' }))[0]!.max ?? 0);
-        const workers = Array.from({ length: count }, () => startWorker({ DATABASE_URL: copy.url, LIVE_SOURCE_URL: sim.protocolUrl }));
-        await Promise.all(workers.map((w) => w.ready));
-        const started = Date.now();
-        await new Promise((r) => setTimeout(r, seconds * 1000));
-        const reports = await Promise.all(workers.map((w) => w.stop()));
-        const elapsed = (Date.now() - started) / 1000;
-        const refreshed = reports.reduce((s, r) => s + r.changed + r.unchanged, 0);
-        const changed = reports.reduce((s, r) => s + r.changed, 0);
-        const entries = Number(
-          (await knex('change_log').where('id', '>', before).count<{ count: number }[]>({ count: '*' }))[0]!.count,
-        );
-        // Every record is due at once (no minimum age), so a run that gets through the whole lake
-        // starts over on records it has just refreshed: those are unchanged, another path; say so.
-        const passes = refreshed / (persons + companies);
-        const line =
-          `${String(count).padStart(2)} worker(s): ${refreshed} records in ${elapsed.toFixed(1)} s = ${Math.round(refreshed / elapsed)} records/s (${Math.round(refreshed / elapsed / count)} per worker); ${changed} rewritten, ${refreshed - changed} only re-verified; ${entries} change-log entries` +
-          (passes > 1 ? `; !!! ${passes.toFixed(1)} passes over the lake: not only the first pass (use a larger lake or fewer --seconds)` : '');
-        lines.push(line);
-        process.stderr.write(`${line}\n`);
-      } finally {
-        await knex.destroy();
-        await copy.drop();
+    for (let round = 0; round < rounds; round++) {
+      for (const count of counts) {
+        for (const variant of variants) {
+          // Every run on a fresh copy of the built lake, which no run writes: the same records due in
+          // the same order, the same source answers, so 1, 2 and 4 workers (and the next invocation)
+          // measure the same path, not what the previous run left behind.
+          const copy = await cloneDatabase(db.url, copyName);
+          const knex = createKnex(copy.url);
+          try {
+            const before = Number((await knex('change_log').max<{ max: number }[]>({ max: 'id' }))[0]!.max ?? 0);
+            const workers = Array.from({ length: count }, () => startWorker({ DATABASE_URL: copy.url, LIVE_SOURCE_URL: sim.protocolUrl }, variant.root));
+            await Promise.all(workers.map((w) => w.ready));
+            const started = Date.now();
+            await new Promise((r) => setTimeout(r, seconds * 1000));
+            const reports = await Promise.all(workers.map((w) => w.stop()));
+            const elapsed = (Date.now() - started) / 1000;
+            const refreshed = reports.reduce((s, r) => s + r.changed + r.unchanged, 0);
+            const changed = reports.reduce((s, r) => s + r.changed, 0);
+            const entries = Number(
+              (await knex('change_log').where('id', '>', before).count<{ count: number }[]>({ count: '*' }))[0]!.count,
+            );
+            // Every record is due at once (no minimum age), so a run that gets through the whole lake
+            // starts over on records it has just refreshed: those are unchanged, another path; say so.
+            const run = { perSecond: refreshed / elapsed, refreshed, changed, entries, passes: refreshed / (persons + companies) };
+            const key = `${variant.name}:${count}`;
+            runs.set(key, [...(runs.get(key) ?? []), run]);
+            process.stderr.write(
+              `round ${round + 1}/${rounds} ${variant.name.padEnd(8)} ${count} worker(s): ${Math.round(run.perSecond)} records/s (${Math.round(run.perSecond / count)} per worker); load ${os.loadavg()[0]!.toFixed(1)}; copy ${(copy.ms / 1000).toFixed(1)} s\n`,
+            );
+          } finally {
+            await knex.destroy();
+            await copy.drop();
+          }
+        }
       }
     }
   } finally {
     await sim.stop();
     await db.stop();
   }
+  const lines: string[] = [];
+  for (const count of counts) {
+    const base = runs.get(`baseline:${count}`);
+    for (const variant of variants) {
+      const r = runs.get(`${variant.name}:${count}`)!;
+      const perSecond = median(r.map((x) => x.perSecond));
+      const refreshed = median(r.map((x) => x.refreshed));
+      const changed = median(r.map((x) => x.changed));
+      const passes = Math.max(...r.map((x) => x.passes));
+      const ratio = base && variant.name !== 'baseline' ? `; ${(perSecond / median(base.map((x) => x.perSecond))).toFixed(2)}x the baseline` : '';
+      lines.push(
+        `${baseline ? `${variant.name.padEnd(8)} ` : ''}${String(count).padStart(2)} worker(s): ${Math.round(perSecond)} records/s (${Math.round(perSecond / count)} per worker)${ratio}; per run ${Math.round(refreshed)} records, ${Math.round(changed)} rewritten, ${Math.round(refreshed - changed)} only re-verified, ${Math.round(median(r.map((x) => x.entries)))} change-log entries; runs: ${r.map((x) => Math.round(x.perSecond)).join(', ')}` +
+          (passes > 1 ? `; !!! ${passes.toFixed(1)} passes over the lake: not only the first pass (use a larger lake or fewer --seconds)` : ''),
+      );
+    }
+  }
   process.stdout.write(
     [
-      `bench:refresh  ${persons} persons / ${companies} companies, the source ${days} simulated days ahead, ${seconds} s per run`,
+      `bench:refresh  ${persons} persons / ${companies} companies, the source ${days} simulated days ahead, ${seconds} s per run, medians of ${rounds} rounds`,
       `Path measured, the same on every run: a fresh copy of the built lake (seed ${SEED}, as of ${AS_OF.toISOString().slice(0, 10)}; every record due),`,
       `  the first pass over it: records claimed oldest checked first, asked of the source in batches of 100,`,
       `  changed ones rewritten with their changes logged, the rest only re-verified (new fetched_at).`,
+      ...(baseline ? [`Baseline: the worker of ${path.resolve(baseline)}, alternating with this checkout's on the same copies.`] : []),
       `Load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores); ${new Date().toISOString()}`,
       ...lines,
       '',

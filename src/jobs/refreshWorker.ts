@@ -16,7 +16,7 @@ import { databaseNow, queueStats, type QueueKind } from '../db/repositories/refr
 import { IDEMPOTENCY_TTL_SECONDS } from '../domain/live/idempotency';
 import type { Logger } from '../logger';
 import type { LiveSource } from '../domain/live/source';
-import { addBatch, emptyRound, refreshBatch, refreshRound, type RefreshObserver, type RoundReport } from '../domain/refresh/round';
+import { addBatch, askAhead, emptyRound, giveBack, refreshRound, writeAsked, type AskedBatch, type BatchOptions, type RefreshObserver, type RoundReport } from '../domain/refresh/round';
 import type { Metrics } from '../observability/metrics';
 import { Nap } from './nap';
 
@@ -81,8 +81,26 @@ export class RefreshWorker {
     );
   }
 
+  /** The database clock minus this process's, as last measured (cutoffs()). */
+  private clockOffsetMs: number | undefined;
+
   private async cutoffs(): Promise<{ dueBefore: Date; watchedDueBefore: Date }> {
+    const before = Date.now();
     const now = (await databaseNow(this.deps.db)).getTime();
+    this.clockOffsetMs = now - (before + Date.now()) / 2;
+    return this.cutoffsAt(now);
+  }
+
+  /**
+   * The cutoffs by the database clock, without asking it: this process's clock plus the offset
+   * measured with the gauges (every REFRESH_PROGRESS_SECONDS); one round trip less per batch.
+   */
+  private cutoffsNow(): Promise<{ dueBefore: Date; watchedDueBefore: Date }> | { dueBefore: Date; watchedDueBefore: Date } {
+    if (this.clockOffsetMs === undefined) return this.cutoffs();
+    return this.cutoffsAt(Date.now() + this.clockOffsetMs);
+  }
+
+  private cutoffsAt(now: number): { dueBefore: Date; watchedDueBefore: Date } {
     return {
       dueBefore: new Date(now - this.deps.config.minAgeSeconds * 1000),
       watchedDueBefore: new Date(now - this.deps.config.watchedMinAgeSeconds * 1000),
@@ -108,21 +126,27 @@ export class RefreshWorker {
     let backoffMs = 0;
     let kindIndex = 0;
     let idleKinds = 0;
+    const deps = { db: this.deps.db, source, observer: this.observer };
+    const batchOptions = async (): Promise<BatchOptions> => ({ batchSize: config.batchSize, leaseSeconds: config.leaseSeconds, ...(await this.cutoffsNow()) });
+    const ask = () => askAhead(deps, KINDS[kindIndex++ % KINDS.length] as QueueKind, batchOptions);
+    // The next batch, claimed and asked for while the current one is written (one ahead at most).
+    let ahead: Promise<AskedBatch> | undefined;
     while (!this.stopping) {
       const started = Date.now();
       try {
         if (started - lastStats >= config.progressSeconds * 1000 || lastStats === 0) {
           lastStats = started;
+          await this.cutoffs(); // measures the clock offset again
           await this.updateGauges();
           // Housekeeping that needs a periodic hand: realtime Idempotency-Keys past their 24 hours.
           await deleteExpiredKeys(this.deps.db, IDEMPOTENCY_TTL_SECONDS);
         }
-        const kind = KINDS[kindIndex++ % KINDS.length] as QueueKind;
-        const batch = await refreshBatch(
-          { db: this.deps.db, source, observer: this.observer },
-          kind,
-          { batchSize: config.batchSize, leaseSeconds: config.leaseSeconds, ...(await this.cutoffs()) },
-        );
+        const current = ahead ?? ask();
+        ahead = undefined;
+        const asked = await current;
+        const kind = asked.kind;
+        if (asked.claimed.length && asked.answer?.status !== 'unavailable' && !this.stopping) ahead = ask();
+        const batch = await writeAsked(deps, asked);
         addBatch(this.totals, batch);
         addBatch(sinceProgress, batch);
         if (batch.unavailable) {
@@ -162,6 +186,8 @@ export class RefreshWorker {
         sinceProgress = emptyRound();
       }
     }
+    // A batch asked for but not written is given back: its records are due again at once.
+    if (ahead) await giveBack(deps, await ahead.catch(() => undefined));
     logger.info({ totals: this.totals }, 'refresh worker stopped');
   }
 

@@ -32,7 +32,7 @@ const present = new WeakMap<object, Promise<boolean>>();
  * client: `enrich distribute` is run before the service serves from the layout (docs/scale-out.md).
  */
 export function hasIdentifierTable(db: Knex | Knex.Transaction): Promise<boolean> {
-  const key = db.client as object;
+  const key = clientKey(db);
   let known = present.get(key);
   if (!known) {
     known = db
@@ -47,7 +47,17 @@ export function hasIdentifierTable(db: Knex | Knex.Transaction): Promise<boolean
 
 /** Forgets what hasIdentifierTable learnt of this client (after `enrich distribute` in-process). */
 export function forgetIdentifierTable(db: Knex): void {
-  present.delete(db.client as object);
+  present.delete(clientKey(db));
+}
+
+/**
+ * The key a client's answer is remembered by: its configuration object, which a transaction's
+ * client shares with the client it came from (knex gives each transaction a client object of its
+ * own, so keyed by that, every write transaction asked again: two round trips per lake write).
+ */
+function clientKey(db: Knex | Knex.Transaction): object {
+  const client = db.client as { config?: object };
+  return client.config ?? client;
 }
 
 /**

@@ -220,7 +220,10 @@ async function fetchOnce(
     const record = { ...result.record, id: copy?.id ?? result.record.id, fetched_at: (deps.now ?? (() => new Date()))().toISOString() };
     const outcome = await deps.db.transaction(async (trx) => {
       const written = await writeRecords(trx, rules.kind, [record as never], { origin: 'realtime' });
-      await endFetchLease(trx, subject, token);
+      // A copy that only moved its fetched_at commits without waiting for the WAL flush: the usage
+      // row of the answer commits durably after it (meter()), which flushes this write too, before
+      // the answer goes out. A write with changes (change log, webhook events) waits, as always.
+      await endFetchLease(trx, subject, token, { flushLater: written.changes.length === 0 });
       return written;
     });
     leaseEnded = true;

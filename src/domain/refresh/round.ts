@@ -8,14 +8,16 @@
  * dies mid-batch leaves leases that expire after `leaseSeconds`, and its records are due again.
  *
  * A round repeats batches until nothing due before a fixed cutoff is left, so each due record is
- * refreshed once per round however many workers share it.
+ * refreshed once per round however many workers share it. A batch is two halves (claimAndAsk,
+ * writeAsked): the next batch's claim and source call run while the current batch is written, at
+ * most one batch ahead, so the source's time and the database's overlap instead of adding up.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { CompanyRecord, PersonRecord } from '../../model/records';
-import { claimDue, markChecked, releaseLeases, type QueueKind } from '../../db/repositories/refreshQueue';
+import { claimDue, markChecked, releaseLeases, type ClaimedRow, type QueueKind } from '../../db/repositories/refreshQueue';
 import { writeRecords } from '../lake/write/writer';
-import type { LiveSource } from '../live/source';
+import type { LiveBatch, LiveSource } from '../live/source';
 import type { ChangeEntry } from '../lake/write/diff';
 
 export interface RefreshObserver {
@@ -51,24 +53,58 @@ export interface RefreshDeps {
   now?: () => Date;
 }
 
-export async function refreshBatch(deps: RefreshDeps, kind: QueueKind, opts: BatchOptions): Promise<BatchReport> {
-  const { db, source } = deps;
-  const report: BatchReport = { kind, claimed: 0, changed: 0, unchanged: 0, notFound: 0, unavailable: 0, dropped: 0, changes: 0 };
+/**
+ * The first half of a batch: its claim and the source's answer, not yet written. A worker holds at
+ * most one of these ahead of the batch it is writing (refreshRound, RefreshWorker), so the next
+ * source call overlaps the current write; each is bounded by the source's batch deadline, and its
+ * write is fenced by its lease token, so a batch held too long is dropped, never written twice.
+ */
+export interface AskedBatch {
+  kind: QueueKind;
+  token: string;
+  claimed: ClaimedRow[];
+  /** The source's answer; undefined when nothing was claimed. */
+  answer?: LiveBatch<PersonRecord | CompanyRecord>;
+  /** When the answer came (ISO): the records' fetched_at, however long the batch then waits for its write. */
+  answeredAt?: string;
+}
+
+/** Claims due records and asks the source for all of them in one call. */
+export async function claimAndAsk(deps: RefreshDeps, kind: QueueKind, opts: BatchOptions): Promise<AskedBatch> {
   const token = randomUUID();
-  const claimed = await claimDue(db, kind, { token, limit: opts.batchSize, ...opts });
-  report.claimed = claimed.length;
-  if (!claimed.length) return report;
-  const ids = claimed.map((c) => c.id);
+  const claimed = await claimDue(deps.db, kind, { token, limit: opts.batchSize, ...opts });
+  if (!claimed.length) return { kind, token, claimed };
   try {
     const usernames = claimed.map((c) => c.username);
-    const answer = kind === 'person' ? await source.persons(usernames) : await source.companies(usernames);
+    const answer = kind === 'person' ? await deps.source.persons(usernames) : await deps.source.companies(usernames);
+    return { kind, token, claimed, answer, answeredAt: (deps.now ?? (() => new Date()))().toISOString() };
+  } catch (err) {
+    await giveBack(deps, { kind, token, claimed });
+    throw err;
+  }
+}
+
+/** An asked batch that will not be written (the worker stops, or failed meanwhile): its records are due again. */
+export async function giveBack(deps: RefreshDeps, asked: AskedBatch | undefined): Promise<void> {
+  if (!asked?.claimed.length) return;
+  await releaseLeases(deps.db, asked.kind, asked.token, asked.claimed.map((c) => c.id)).catch(() => undefined);
+}
+
+/** The second half of a batch: the answers written through the lake writer, fenced by the lease token. */
+export async function writeAsked(deps: RefreshDeps, asked: AskedBatch): Promise<BatchReport> {
+  const { db } = deps;
+  const { kind, token, claimed, answer } = asked;
+  const report: BatchReport = { kind, claimed: claimed.length, changed: 0, unchanged: 0, notFound: 0, unavailable: 0, dropped: 0, changes: 0 };
+  if (!claimed.length || !answer) return report;
+  let settled = false;
+  try {
     if (answer.status === 'unavailable') {
       report.unavailable = claimed.length;
       report.reason = answer.reason;
       deps.observer?.records(kind, 'unavailable', claimed.length);
       return report;
     }
-    const verifiedAt = (deps.now ?? (() => new Date()))().toISOString();
+    const verifiedAt = asked.answeredAt ?? (deps.now ?? (() => new Date()))().toISOString();
     const records: (PersonRecord | CompanyRecord)[] = [];
     const missing: string[] = [];
     answer.records.forEach((record, i) => {
@@ -84,6 +120,8 @@ export async function refreshBatch(deps: RefreshDeps, kind: QueueKind, opts: Bat
     report.changed = outcome.written - outcome.unchanged;
     report.dropped = outcome.stale + outcome.withdrawn;
     report.changes = outcome.changes.length;
+    // Every written or not-found record's lease ended with its write: nothing is left to give back.
+    settled = outcome.written + missing.length === claimed.length;
     const o = deps.observer;
     if (o) {
       o.records(kind, 'changed', report.changed);
@@ -95,8 +133,23 @@ export async function refreshBatch(deps: RefreshDeps, kind: QueueKind, opts: Bat
     return report;
   } finally {
     // Whatever is still leased with this token (source failure, dropped records, an error) is due again.
-    await releaseLeases(db, kind, token, ids).catch(() => undefined);
+    if (!settled) await giveBack(deps, asked);
   }
+}
+
+/** One batch, start to end: claim, one source call, one fenced write. */
+export async function refreshBatch(deps: RefreshDeps, kind: QueueKind, opts: BatchOptions): Promise<BatchReport> {
+  return writeAsked(deps, await claimAndAsk(deps, kind, opts));
+}
+
+/**
+ * A promise of the batch after the current one, started now so its claim and source call run while
+ * the current batch is written. It never rejects unobserved: its failure surfaces where it is awaited.
+ */
+export function askAhead(deps: RefreshDeps, kind: QueueKind, opts: BatchOptions | (() => Promise<BatchOptions>)): Promise<AskedBatch> {
+  const ahead = (async () => claimAndAsk(deps, kind, typeof opts === 'function' ? await opts() : opts))();
+  ahead.catch(() => undefined);
+  return ahead;
 }
 
 export interface RoundReport {
@@ -126,20 +179,36 @@ export function addBatch(round: RoundReport, b: BatchReport): void {
 /**
  * Refreshes everything due before `dueBefore` (watched records: `watchedDueBefore`), persons and
  * companies in turn, until nothing is left or the source fails (then it stops: the records stay due).
+ * The next batch is claimed and asked for while the current one is written (one batch ahead at most).
  */
 export async function refreshRound(
   deps: RefreshDeps,
   opts: BatchOptions & { kinds?: QueueKind[]; shouldStop?: () => boolean },
 ): Promise<RoundReport> {
   const round = emptyRound();
-  const kinds = new Set<QueueKind>(opts.kinds ?? ['person', 'company']);
-  while (kinds.size && !opts.shouldStop?.()) {
-    for (const kind of [...kinds]) {
-      const batch = await refreshBatch(deps, kind, opts);
+  const kinds: QueueKind[] = [...new Set<QueueKind>(opts.kinds ?? ['person', 'company'])];
+  let turn = 0;
+  const next = (): Promise<AskedBatch> | undefined =>
+    kinds.length && !opts.shouldStop?.() ? askAhead(deps, kinds[turn++ % kinds.length]!, opts) : undefined;
+  let ahead = next();
+  try {
+    while (ahead) {
+      const asked = await ahead;
+      ahead = undefined;
+      if (!asked.claimed.length) {
+        const at = kinds.indexOf(asked.kind);
+        if (at >= 0) kinds.splice(at, 1);
+        ahead = next();
+        continue;
+      }
+      const available = asked.answer?.status !== 'unavailable';
+      if (available) ahead = next();
+      const batch = await writeAsked(deps, asked);
       addBatch(round, batch);
       if (batch.unavailable) return round;
-      if (!batch.claimed) kinds.delete(kind);
     }
+    return round;
+  } finally {
+    if (ahead) await giveBack(deps, await ahead.catch(() => undefined));
   }
-  return round;
 }
