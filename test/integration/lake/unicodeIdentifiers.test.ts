@@ -17,7 +17,7 @@ import { suppress } from '../../../src/domain/lake/suppression';
 import { recordValidator } from '../../../src/http/recordSchemas';
 import type { CompanyRecord, PersonRecord } from '../../../src/model/records';
 import { createHarness, type Harness } from '../../helpers/harness';
-import { createTestDatabaseOn, dropTestDatabase, prepareTestDatabase } from '../../helpers/clusterDatabase';
+import { createTestDatabaseOn, dropTestDatabase, onCitus, prepareTestDatabase } from '../../helpers/clusterDatabase';
 import * as normalizationMigration from '../../../src/db/migrations/20261201000200_identifier_normalization';
 import { companyRecord, personRecord } from '../../helpers/lakeRecords';
 
@@ -171,7 +171,10 @@ describe('one identifier normalization, on a database with LC_CTYPE C', () => {
     expect(report).toMatchObject({ written: 0, withdrawn: 1 });
   });
 
-  it('data stored before the normalization stays reachable: the migration re-normalizes usernames, old tombstones still answer 451', async () => {
+  // Not on the distributed layout (npm run test:citus:suite): `enrich distribute` runs after every
+  // migration, this one included, so a laid-out lake never holds usernames of the previous rule, and
+  // editing persons.username behind the identifier table does not make one (docs/scale-out.md).
+  (onCitus() ? it.skip : it)('data stored before the normalization stays reachable: the migration re-normalizes usernames, old tombstones still answer 451', async () => {
     const person = unicodePerson(NAMES[1]);
     await importPersons([person]);
     // What the previous writer stored: SQL lower() of the username (ASCII only under LC_CTYPE C).
