@@ -70,7 +70,7 @@ export interface CitusCluster {
   stop(): void;
 }
 
-async function initNode(root: string, name: string, citus = true): Promise<CitusNode> {
+async function initNode(root: string, name: string, citus = true, settings: string[] = []): Promise<CitusNode> {
   const dir = path.join(root, name);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (process.getuid?.() === 0) execFileSync('chown', ['-R', 'postgres:postgres', root]);
@@ -91,6 +91,7 @@ async function initNode(root: string, name: string, citus = true): Promise<Citus
       'full_page_writes = off',
       // No telemetry: this build has no libcurl, and nothing here should ever call out.
       citus ? 'citus.enable_statistics_collection = off' : '',
+      ...settings,
       '',
     ].join('\n'),
   );
@@ -98,8 +99,11 @@ async function initNode(root: string, name: string, citus = true): Promise<Citus
   return node;
 }
 
-/** Starts a coordinator and two workers with database `database` and the citus extension in it. */
-export async function startCitusCluster(database = 'enrich'): Promise<CitusCluster> {
+/**
+ * Starts a coordinator and two workers with database `database` and the citus extension in it.
+ * `settings`: more postgresql.conf lines for every node (the suite's cluster holds many databases).
+ */
+export async function startCitusCluster(database = 'enrich', opts: { settings?: string[] } = {}): Promise<CitusCluster> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-citus-'));
   fs.chmodSync(root, 0o755);
   const nodes: CitusNode[] = [];
@@ -108,7 +112,7 @@ export async function startCitusCluster(database = 'enrich'): Promise<CitusClust
     fs.rmSync(root, { recursive: true, force: true });
   };
   try {
-    for (const name of ['coordinator', 'worker1', 'worker2']) nodes.push(await initNode(root, name));
+    for (const name of ['coordinator', 'worker1', 'worker2']) nodes.push(await initNode(root, name, true, opts.settings));
     for (const n of nodes) {
       n.psql('postgres', `create database ${database}`);
       n.psql(database, 'create extension citus');

@@ -14,8 +14,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { createKnex, dropDatabase, ensureDatabase, migrateLatest } from '../../src/db/knex';
+import { createKnex } from '../../src/db/knex';
 import { databaseUrl } from '../../src/db/embedded';
+import { createTestDatabaseOn, dropTestDatabase, prepareTestDatabase } from './clusterDatabase';
 
 export type IdentifierPool = Record<string, string[]>;
 
@@ -44,15 +45,16 @@ export async function isolatedDatabase(label: string): Promise<{ url: string; dr
   const adminUrl = process.env.TEST_ADMIN_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_ADMIN_DATABASE_URL is not set: run tests through jest (globalSetup sets it)');
   const name = `${process.env.TEST_DATABASE_NAME ?? 'enrich_test'}_${label}_${randomBytes(3).toString('hex')}`.slice(0, 63);
-  await ensureDatabase(adminUrl, name);
+  await createTestDatabaseOn(adminUrl, name);
   const url = databaseUrl(adminUrl, name);
   const knex = createKnex(url, 1);
   try {
-    await migrateLatest(knex);
+    // Migrated; on a Citus cluster also laid out (clusterDatabase.ts).
+    await prepareTestDatabase(knex);
   } finally {
     await knex.destroy();
   }
-  return { url, drop: () => dropDatabase(adminUrl, name) };
+  return { url, drop: () => dropTestDatabase(adminUrl, name) };
 }
 
 function areaOf(table: string): 'person' | 'company' | 'monitor' | undefined {

@@ -9,12 +9,13 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createKnex, dropDatabase, ensureDatabase, migrateLatest } from '../../src/db/knex';
+import { createKnex } from '../../src/db/knex';
 import { databaseUrl } from '../../src/db/embedded';
 import type { CompanyRecord, PersonRecord } from '../../src/model/records';
 import { writeRecords } from '../../src/domain/lake/write/writer';
 import { createWorld, defaultAsOf } from '../../src/world';
 import { createHarness, type Harness } from './harness';
+import { createTestDatabaseOn, dropTestDatabase, prepareTestDatabase, prepareTestDatabaseAt, renameTestDatabase } from './clusterDatabase';
 
 export interface LakeWorld {
   h: Harness;
@@ -78,11 +79,12 @@ async function cloneLake(adminUrl: string, name: string, opts: LakeWorldOptions,
     if (!exists.rowCount) {
       // Built under another name and renamed when complete, so a failed build leaves no template.
       const building = `${template}_building`;
-      await admin.query(`drop database if exists ${pg.escapeIdentifier(building)}`);
-      await ensureDatabase(adminUrl, building);
+      await dropTestDatabase(adminUrl, building);
+      await createTestDatabaseOn(adminUrl, building);
       const knex = createKnex(databaseUrl(adminUrl, building), 2);
       try {
-        await migrateLatest(knex);
+        // Migrated; on a Citus cluster also laid out before the world is written (clusterDatabase.ts).
+        await prepareTestDatabase(knex);
         if (opts.world) {
           const w = createWorld({ ...opts.world, asOf: asOf! });
           const companies = [...w.companyRecords()] as CompanyRecord[];
@@ -93,9 +95,9 @@ async function cloneLake(adminUrl: string, name: string, opts: LakeWorldOptions,
       } finally {
         await knex.destroy();
       }
-      await admin.query(`alter database ${pg.escapeIdentifier(building)} rename to ${pg.escapeIdentifier(template)}`);
+      await renameTestDatabase(adminUrl, building, template);
     }
-    await admin.query(`create database ${pg.escapeIdentifier(name)} template ${pg.escapeIdentifier(template)}`);
+    await createTestDatabaseOn(adminUrl, name, { template });
   } finally {
     await admin.query('select pg_advisory_unlock(hashtext($1))', [template]).catch(() => undefined);
     await admin.end();
@@ -109,6 +111,8 @@ export async function createLakeWorld(opts: LakeWorldOptions = {}): Promise<{ wo
   const asOf = opts.world ? (opts.world.asOf ?? defaultAsOf()) : undefined;
   await cloneLake(adminUrl, name, opts, asOf);
   const url = databaseUrl(adminUrl, name);
+  // On Citus: what a copy of the template does not carry (database-level settings).
+  await prepareTestDatabaseAt(url);
   let h: Harness | undefined;
   try {
     h = await createHarness({ databaseUrl: url });
@@ -149,12 +153,12 @@ export async function createLakeWorld(opts: LakeWorldOptions = {}): Promise<{ wo
       world,
       close: async () => {
         await harness.close();
-        await dropDatabase(adminUrl, name);
+        await dropTestDatabase(adminUrl, name);
       },
     };
   } catch (err) {
     await h?.close().catch(() => undefined);
-    await dropDatabase(adminUrl, name).catch(() => undefined);
+    await dropTestDatabase(adminUrl, name).catch(() => undefined);
     throw err;
   }
 }

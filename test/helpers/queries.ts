@@ -15,3 +15,23 @@ export async function queriesDuring(knex: Knex, fn: () => Promise<unknown>): Pro
   }
   return seen;
 }
+
+/** The texts of preparedQuery's named statements run on this knex instance while fn executes. */
+export async function preparedDuring(knex: Knex, fn: () => Promise<unknown>): Promise<string[]> {
+  type Prepared = (name: string, text: string, values: unknown[]) => Promise<unknown[]>;
+  const client = knex.client as { prepared: Prepared };
+  const real = client.prepared;
+  const own = Object.prototype.hasOwnProperty.call(client, 'prepared');
+  const seen: string[] = [];
+  client.prepared = function (this: unknown, name, text, values) {
+    seen.push(text);
+    return real.call(this, name, text, values);
+  };
+  try {
+    await fn();
+  } finally {
+    if (own) client.prepared = real;
+    else delete (client as Partial<typeof client>).prepared;
+  }
+  return seen;
+}

@@ -7,8 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createKnex, dropDatabase, ensureDatabase, migrateLatest } from '../../src/db/knex';
+import { createKnex } from '../../src/db/knex';
 import { databaseUrl, freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded';
+import { createTestDatabaseOn, dropTestDatabase, prepareTestDatabase } from './clusterDatabase';
 
 export interface TestDatabase {
   adminUrl: string;
@@ -30,11 +31,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     adminUrl = embedded.adminUrl;
   }
   const name = `enrich_test_${Date.now()}_${randomBytes(3).toString('hex')}`;
-  await ensureDatabase(adminUrl, name);
+  await createTestDatabaseOn(adminUrl, name);
   const url = databaseUrl(adminUrl, name);
   const knex = createKnex(url);
   try {
-    await migrateLatest(knex);
+    // Migrated; on a Citus cluster (clusterDatabase.ts) also laid out.
+    await prepareTestDatabase(knex);
   } finally {
     await knex.destroy();
   }
@@ -42,12 +44,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 export async function destroyTestDatabase(db: TestDatabase): Promise<void> {
-  await dropDatabase(db.adminUrl, db.name);
+  await dropTestDatabase(db.adminUrl, db.name);
   // The lake templates of the run (lakeWorld.ts), named after its database.
   const admin = createKnex(db.adminUrl, 1);
   try {
     const { rows } = await admin.raw<{ rows: { datname: string }[] }>("select datname from pg_database where starts_with(datname, ?)", [`${db.name}_tpl_`]);
-    for (const { datname } of rows) await dropDatabase(db.adminUrl, datname);
+    for (const { datname } of rows) await dropTestDatabase(db.adminUrl, datname);
   } finally {
     await admin.destroy();
   }

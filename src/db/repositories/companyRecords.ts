@@ -48,9 +48,15 @@ export async function findCompanyCopy(db: Knex, column: CompanyKeyColumn, value:
 
 export const findCompanyFreshness = (db: Knex, column: CompanyKeyColumn, value: string) => findFreshness(db, 'company', column, value);
 
-export async function deleteCompany(db: Knex, id: string): Promise<boolean> {
-  await dropIdentifiers(db, 'company', [id]);
-  return deleteRecord(db, 'company', id);
+/**
+ * In the caller's transaction (a withdrawal). Distributed layout: the identifier rows' delete spans
+ * shards and the company row is in a reference table, so the transaction's company writes run one
+ * shard at a time (sequentialCompanyWrites), as the writer's do.
+ */
+export async function deleteCompany(trx: Knex.Transaction, id: string): Promise<boolean> {
+  await sequentialCompanyWrites(trx);
+  await dropIdentifiers(trx, 'company', [id]);
+  return deleteRecord(trx, 'company', id);
 }
 
 /**

@@ -10,6 +10,7 @@
  * uniqueness, and every function here does nothing (one cached check per database client).
  */
 import type { Knex } from 'knex';
+import { preparedQuery } from '../knex';
 
 /** The identifiers kept per lake kind, as `<kind>:<column>`; the column is the lake table's. */
 export const IDENTIFIER_COLUMNS = {
@@ -72,13 +73,23 @@ export async function idsByIdentifier(
 ): Promise<string[] | undefined> {
   if (!(await hasIdentifierTable(db))) return undefined;
   if (!values.length) return [];
-  const { rows } = await db.raw<{ rows: { subject_id: string }[] }>(
-    // `value = $1` (one value) is a router query; `any(...)` goes to the shards holding the values.
+  // `value = $1` (one value) is a router query, and the lookup path's first statement: prepared,
+  // as the single-node lookups are (planned once per connection); `any(...)` goes to the shards
+  // holding the values.
+  const rows =
     values.length === 1
-      ? 'select subject_id from lake_identifiers where value = ? and kind = ?'
-      : 'select subject_id from lake_identifiers where value = any(?::text[]) and kind = ?',
-    [values.length === 1 ? values[0]! : (values as string[]), `${kind}:${column}`],
-  );
+      ? await preparedQuery<{ subject_id: string }>(
+          db as Knex,
+          'lake_identifier_by_value',
+          'select subject_id from lake_identifiers where value = $1 and kind = $2',
+          [values[0]!, `${kind}:${column}`],
+        )
+      : (
+          await db.raw<{ rows: { subject_id: string }[] }>('select subject_id from lake_identifiers where value = any(?::text[]) and kind = ?', [
+            values as string[],
+            `${kind}:${column}`,
+          ])
+        ).rows;
   return rows.map((r) => r.subject_id);
 }
 

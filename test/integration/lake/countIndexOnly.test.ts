@@ -8,6 +8,7 @@
 import type { Knex } from 'knex';
 import { STAFF_WORLD } from '../../helpers/companyStaff';
 import { useLakeWorld } from '../../helpers/lakeWorld';
+import { onCitus } from '../../helpers/clusterDatabase';
 
 const lw = useLakeWorld({ world: STAFF_WORLD });
 
@@ -26,7 +27,11 @@ async function nodesOf(sql: string, bindings: Knex.RawBinding[]): Promise<string
   });
 }
 
-describe('counts answered from the index alone', () => {
+// The plans judged here are one PostgreSQL's. On the distributed layout (npm run test:citus:suite)
+// the coordinator's plan is a Citus Custom Scan and each shard plans its own part, so these cannot
+// pass there as written; the routing has its own EXPLAIN gate (test/citus/distributed.test.ts,
+// docs/scale-out.md).
+(onCitus() ? describe.skip : describe)('counts answered from the index alone', () => {
   it('industry + seniority (the count of POST /people/search)', async () => {
     const nodes = await nodesOf(
       `select count(*) from (select 1 from persons p where lower(p.current_company_industry) = any(array(select lower(x) from unnest(?::text[]) x))

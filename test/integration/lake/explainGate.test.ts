@@ -11,6 +11,7 @@ import pg from 'pg';
 import { explainMix, explainStatement, pickParameters, readMix, type Checked } from '../../../bench/readMix';
 import { STAFF_WORLD } from '../../helpers/companyStaff';
 import { useLakeWorld } from '../../helpers/lakeWorld';
+import { onCitus } from '../../helpers/clusterDatabase';
 
 let explainer: pg.Client;
 // Declared before the lake, so it runs before the lake's database is dropped.
@@ -23,7 +24,11 @@ beforeAll(async () => {
   await explainer.query('set enable_seqscan = off');
 });
 
-describe('EXPLAIN gate of the read mix', () => {
+// The plans judged here are one PostgreSQL's. On the distributed layout (npm run test:citus:suite)
+// the coordinator's plan is a Citus Custom Scan and each shard plans its own part, so these cannot
+// pass there as written; the routing has its own EXPLAIN gate (test/citus/distributed.test.ts,
+// docs/scale-out.md).
+(onCitus() ? describe.skip : describe)('EXPLAIN gate of the read mix', () => {
   let checked: Checked[] = [];
 
   it('no statement of the read mix scans persons sequentially', async () => {

@@ -12,6 +12,7 @@ import { importFile } from '../../../src/domain/lake/importer';
 import { recordValidator } from '../../../src/http/recordSchemas';
 import { useLakeWorld } from '../../helpers/lakeWorld';
 import { companyRecord, personRecord } from '../../helpers/lakeRecords';
+import { onCitus } from '../../helpers/clusterDatabase';
 
 let explainer: pg.Client;
 afterAll(() => explainer?.end());
@@ -70,7 +71,10 @@ async function seqScans(statement: Statement): Promise<string[]> {
   }
 }
 
-describe('EXPLAIN gate of enrich import', () => {
+// The plans judged here are one PostgreSQL's. On the distributed layout (npm run test:citus:suite) an
+// import's statements differ (no staging table, the identifier table) and EXPLAIN on the coordinator
+// shows one shard's plan; its routing has its own EXPLAIN gate (test/citus/distributed.test.ts).
+(onCitus() ? describe.skip : describe)('EXPLAIN gate of enrich import', () => {
   it('no statement of an import scans a lake table sequentially', async () => {
     const people = Array.from({ length: 60 }, () => personRecord());
     const companies = Array.from({ length: 60 }, () => companyRecord());

@@ -24,6 +24,10 @@ const rows = async <T>(sql: string): Promise<T[]> => (await lw.h.knex.raw<{ rows
 
 async function emptyLake(): Promise<void> {
   await lw.h.knex.raw('truncate persons, person_positions, person_educations, person_refresh, companies, company_refresh, change_log, suppressions cascade');
+  // The distributed layout's identifier table (npm run test:citus:suite) goes with the records.
+  if ((await rows<{ present: boolean }>("select to_regclass('lake_identifiers') is not null as present"))[0]!.present) {
+    await lw.h.knex.raw('truncate lake_identifiers');
+  }
 }
 
 /** An import with the transactions it used counted (each lane's write is one). */

@@ -4,6 +4,7 @@
  * fits, so a missing index shows up as a Seq Scan here whatever the table's size.
  */
 import { useHarness } from '../../helpers/harness';
+import { onCitus } from '../../helpers/clusterDatabase';
 
 const h = useHarness();
 
@@ -21,7 +22,11 @@ async function planOf(sql: string, value: string | number): Promise<string[]> {
   });
 }
 
-describe('lookup indexes', () => {
+// The plans judged here are one PostgreSQL's. On the distributed layout (npm run test:citus:suite)
+// the coordinator's plan is a Citus Custom Scan and each shard plans its own part, so these cannot
+// pass there as written; the routing has its own EXPLAIN gate (test/citus/distributed.test.ts,
+// docs/scale-out.md).
+(onCitus() ? describe.skip : describe)('lookup indexes', () => {
   it.each([
     ['persons', 'id', '3f6c2a9e-8b1d-4c7a-9e52-1d0b7a4c6e21'],
     ['persons', 'username', 'priya-raman'],

@@ -8,9 +8,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { createHash, randomBytes } from 'node:crypto';
-import { createKnex, dropDatabase, migrateLatest } from '../../../src/db/knex';
+import { createKnex } from '../../../src/db/knex';
 import { databaseUrl } from '../../../src/db/embedded';
 import { keyFromOperatorInput, normalizeIdentifier } from '../../../src/domain/lake/identifiers';
 import { importFile } from '../../../src/domain/lake/importer';
@@ -18,6 +17,7 @@ import { suppress } from '../../../src/domain/lake/suppression';
 import { recordValidator } from '../../../src/http/recordSchemas';
 import type { CompanyRecord, PersonRecord } from '../../../src/model/records';
 import { createHarness, type Harness } from '../../helpers/harness';
+import { createTestDatabaseOn, dropTestDatabase, onCitus, prepareTestDatabase } from '../../helpers/clusterDatabase';
 import * as normalizationMigration from '../../../src/db/migrations/20261201000200_identifier_normalization';
 import { companyRecord, personRecord } from '../../helpers/lakeRecords';
 
@@ -42,13 +42,11 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-unicode-'));
 beforeAll(async () => {
   adminUrl = process.env.TEST_ADMIN_DATABASE_URL!;
   dbName = `${process.env.TEST_DATABASE_NAME ?? 'enrich_test'}_c_${randomBytes(3).toString('hex')}`.slice(0, 63);
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${pg.escapeIdentifier(dbName)} template template0 encoding 'UTF8' lc_ctype 'C' lc_collate 'C'`);
-  await admin.end();
+  await createTestDatabaseOn(adminUrl, dbName, { options: "template template0 encoding 'UTF8' lc_ctype 'C' lc_collate 'C'" });
   const url = databaseUrl(adminUrl, dbName);
   const migrator = createKnex(url, 1);
-  await migrateLatest(migrator);
+  // Migrated; on a Citus cluster (npm run test:citus:suite) also laid out.
+  await prepareTestDatabase(migrator);
   expect((await migrator.raw('select datctype from pg_database where datname = current_database()')).rows[0].datctype).toBe('C');
   await migrator.destroy();
   h = await createHarness({ databaseUrl: url });
@@ -56,7 +54,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.close();
-  await dropDatabase(adminUrl, dbName);
+  await dropTestDatabase(adminUrl, dbName);
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -173,7 +171,10 @@ describe('one identifier normalization, on a database with LC_CTYPE C', () => {
     expect(report).toMatchObject({ written: 0, withdrawn: 1 });
   });
 
-  it('data stored before the normalization stays reachable: the migration re-normalizes usernames, old tombstones still answer 451', async () => {
+  // Not on the distributed layout (npm run test:citus:suite): `enrich distribute` runs after every
+  // migration, this one included, so a laid-out lake never holds usernames of the previous rule, and
+  // editing persons.username behind the identifier table does not make one (docs/scale-out.md).
+  (onCitus() ? it.skip : it)('data stored before the normalization stays reachable: the migration re-normalizes usernames, old tombstones still answer 451', async () => {
     const person = unicodePerson(NAMES[1]);
     await importPersons([person]);
     // What the previous writer stored: SQL lower() of the username (ASCII only under LC_CTYPE C).
