@@ -36,6 +36,14 @@ export interface LakeWorldOptions {
   world?: { persons: number; companies: number; seed: number; asOf?: Date };
 }
 
+/**
+ * The one seeded world of the lists' tests (people, companies, institutions, cursor paging): every
+ * file that reads a seeded 3,000-person lake asks for this one, so the run builds its template once
+ * (about ten seconds of a worker's time per world) and each file gets its own copy. Tests compute
+ * their expectations from the records, never from the seed, so they hold for any seed.
+ */
+export const SHARED_WORLD = { persons: 3000, companies: 60, seed: 2718 } as const;
+
 type Position = PersonRecord['positions'][number];
 
 /** The lake serves positions newest first: current ones, then by start, latest first (stable). */
