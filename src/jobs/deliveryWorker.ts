@@ -33,6 +33,7 @@ import type { Logger } from '../logger';
 import { WebhookClient, type AttemptResult } from '../domain/webhooks/client';
 import {
   claimDeliveries,
+  deliveryBacklog,
   judgeAttempt,
   recordFailure,
   recordSuccesses,
@@ -63,6 +64,8 @@ export interface DeliveryWorkerDeps {
 const CLAIM_GATHER_MS = 10;
 /** Time kept at the end of a lease to record the attempt's outcome while the lease still holds. */
 export const LEASE_MARGIN_MS = 500;
+/** The backlog gauge is read again at most this often (one statement over the pending rows). */
+const BACKLOG_EVERY_MS = 1_000;
 /** How long 2xx answers are gathered before they are recorded in one statement. */
 const SUCCESS_GATHER_MS = 5;
 
@@ -127,6 +130,16 @@ export class DeliveryWorker {
     this.running ??= this.loop().catch((err) => this.deps.logger.error({ err }, 'delivery worker stopped on an unexpected error'));
   }
 
+  /** The backlog gauge; a database that does not answer leaves the last figures (the claim reports it). */
+  private async updateBacklog(metrics: Metrics): Promise<void> {
+    try {
+      const backlog = await deliveryBacklog(this.deps.db);
+      for (const [state, n] of Object.entries(backlog)) metrics.webhookBacklog.set({ state }, n);
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'delivery worker: the backlog gauge could not be read');
+    }
+  }
+
   /** Claims nothing more; the attempts in flight finish (each bounded by the timeout). */
   async stop(): Promise<void> {
     this.stopping = true;
@@ -144,7 +157,12 @@ export class DeliveryWorker {
     );
     let backoffMs = 0;
     let lastClaim = 0;
+    let lastBacklog = 0;
     while (!this.stopping) {
+      if (this.deps.metrics && Date.now() - lastBacklog >= BACKLOG_EVERY_MS) {
+        lastBacklog = Date.now();
+        await this.updateBacklog(this.deps.metrics);
+      }
       // Requests under way are capped by the concurrency; outcomes still being recorded by twice it.
       const free = Math.min(config.concurrency - this.sending, 2 * config.concurrency - this.inFlight.size);
       if (free <= 0) {

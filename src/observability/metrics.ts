@@ -125,6 +125,12 @@ export class Metrics {
     labelNames: ['outcome'],
     registers: [this.registry],
   });
+  readonly webhookBacklog = new Gauge({
+    name: 'enrich_webhook_deliveries_pending',
+    help: 'Pending webhook deliveries, by state: due (may go out now), scheduled (a retry waiting for its time), leased (being attempted), paused (an inactive monitor or license)',
+    labelNames: ['state'],
+    registers: [this.registry],
+  });
   readonly webhookLatency = new Histogram({
     name: 'enrich_webhook_attempt_seconds',
     help: 'Duration of webhook delivery attempts, to the status line or the failure',

@@ -91,6 +91,12 @@ export async function insertDeliveries(db: Knex | Knex.Transaction, rows: readon
 
 /** The license rule of the API's 402 (domain/auth/principal.ts licenseState), in SQL over `workspaces w`. */
 const LICENSE_IS_ACTIVE = `w.license_status = 'active' and (w.license_expires_at is null or w.license_expires_at > now())`;
+/**
+ * Whether a pending delivery `d` of monitor `m` (workspace `w`) may go out: deliveries of an
+ * inactive monitor wait, except tests and redeliveries; every delivery of a workspace without an
+ * active license waits. The claim and the backlog gauge share it.
+ */
+const DELIVERABLE = `(m.active or d.manual) and ${LICENSE_IS_ACTIVE}`;
 
 export interface ClaimedDelivery {
   id: string;
@@ -135,7 +141,7 @@ export async function claimDue(
            join workspaces w on w.id = m.workspace_id
          where d.destination = dests.destination and d.state = 'pending' and d.next_attempt_at <= now()
            and (d.lease_until is null or d.lease_until < now())
-           and (m.active or d.manual) and ${LICENSE_IS_ACTIVE}
+           and ${DELIVERABLE}
          order by d.next_attempt_at
          limit greatest(?::int - coalesce((?::jsonb ->> dests.destination)::int, 0), 0)) c
        where dests.destination is not null),
@@ -288,16 +294,30 @@ export async function requeueFailed(db: Knex, monitorId: string, id: string): Pr
   return rows[0] as DeliveryRow | undefined;
 }
 
-export interface DeliveryQueueStats {
+/** Pending deliveries by what they wait for (the backlog gauge). */
+export interface DeliveryBacklog {
+  /** May go out now: a worker claims them at its next poll. */
   due: number;
+  /** Waiting for their next attempt's time (a retry's backoff). */
+  scheduled: number;
+  /** Claimed by a worker right now. */
   leased: number;
+  /** Held by an inactive monitor or a workspace without an active license: not due until that changes. */
+  paused: number;
 }
 
-export async function deliveryQueueStats(db: Knex): Promise<DeliveryQueueStats> {
-  const { rows } = await db.raw<{ rows: { due: string; leased: string }[] }>(
-    `select count(*) filter (where next_attempt_at <= now()) as due,
-            count(*) filter (where lease_until > now()) as leased
-     from monitor_deliveries where state = 'pending'`,
+export async function deliveryBacklog(db: Knex): Promise<DeliveryBacklog> {
+  const { rows } = await db.raw<{ rows: Record<keyof DeliveryBacklog, string>[] }>(
+    `with pending as (
+       select d.lease_until > now() as leased, ${DELIVERABLE} as deliverable, d.next_attempt_at <= now() as at_time
+       from monitor_deliveries d join monitors m on m.id = d.monitor_id join workspaces w on w.id = m.workspace_id
+       where d.state = 'pending')
+     select count(*) filter (where leased) as leased,
+            count(*) filter (where leased is not true and not deliverable) as paused,
+            count(*) filter (where leased is not true and deliverable and at_time) as due,
+            count(*) filter (where leased is not true and deliverable and not at_time) as scheduled
+     from pending`,
   );
-  return { due: Number(rows[0]?.due ?? 0), leased: Number(rows[0]?.leased ?? 0) };
+  const row = rows[0];
+  return { due: Number(row?.due ?? 0), scheduled: Number(row?.scheduled ?? 0), leased: Number(row?.leased ?? 0), paused: Number(row?.paused ?? 0) };
 }

@@ -8,29 +8,6 @@ export function lockKey(text: string): string {
 }
 
 /**
- * Runs `fn` in a transaction that first takes the advisory lock `key`: another instance taking the
- * same key waits until this transaction ends, at most `waitMs` (then PostgreSQL raises 55P03,
- * lock_not_available). The lock is released with the transaction, so a crashed instance never
- * leaves it behind.
- */
-export async function withTransactionLock<T>(
-  db: Knex,
-  key: string,
-  waitMs: number,
-  fn: (trx: Knex.Transaction) => Promise<T>,
-): Promise<T> {
-  return db.transaction(async (trx) => {
-    // One round trip: the bound (set_config(..., true) is SET LOCAL: it ends with the transaction,
-    // and also bounds the row locks `fn` waits for), then the lock.
-    await trx.raw("select set_config('lock_timeout', ?, true), pg_advisory_xact_lock(?::bigint)", [
-      `${Math.max(1, Math.round(waitMs))}ms`,
-      lockKey(key),
-    ]);
-    return fn(trx);
-  });
-}
-
-/**
  * Takes the advisory locks of `texts` (lockKey of each) until the transaction ends, in ascending key
  * order, so two transactions locking overlapping sets cannot deadlock on them. The lake writer locks
  * the identities it writes this way instead of a multi-row `SELECT ... FOR UPDATE`, which a

@@ -106,6 +106,11 @@ export function claimDeliveries(db: Knex, opts: Parameters<typeof repo.claimDue>
   return repo.claimDue(db, opts);
 }
 
+/** Pending deliveries by what they wait for (due, scheduled, leased, paused): the backlog gauge. */
+export function deliveryBacklog(db: Knex): Promise<repo.DeliveryBacklog> {
+  return repo.deliveryBacklog(db);
+}
+
 /** Claimed deliveries given back without an attempt (shutdown, over a destination's cap): due again at once. */
 export function releaseDeliveries(db: Knex, token: string, ids: readonly string[]): Promise<number> {
   return repo.releaseLeases(db, token, ids);

@@ -7,6 +7,7 @@
  * changed with the operator CLI, as in production.
  */
 import { databaseUrl } from '../../../src/db/embedded';
+import { Metrics } from '../../../src/observability/metrics';
 import { enrichWith } from '../../helpers/cli';
 import { eventually } from '../../helpers/live';
 import { monitorBody } from '../../helpers/monitors';
@@ -22,6 +23,10 @@ async function cli(...args: string[]) {
 
 const createMonitor = async (key: string, path: string) =>
   (await h.post('/api/v1/monitors', monitorBody({ webhook_url: receiver.url(path) }), key)).body.monitor as { id: string };
+/** The worker's backlog gauge, by state. */
+const backlogOf = async (metrics: Metrics) =>
+  Object.fromEntries((await metrics.webhookBacklog.get()).values.map((v) => [String(v.labels.state), v.value]));
+
 const sendTest = async (key: string, monitorId: string) =>
   (await h.post(`/api/v1/monitors/${monitorId}/test`, undefined, key)).body.delivery.id as string;
 
@@ -43,7 +48,8 @@ describe('a workspace whose license is inactive', () => {
     const del = await h.send(h.http.delete(`/api/v1/monitors/${unwanted.id}`).set('Authorization', `Bearer ${lapsed.key}`));
     expect([del.status, del.body.code]).toEqual([402, 'LICENSE_INACTIVE']);
 
-    const worker = startWorker({ config: { pollMs: 20 } });
+    const metrics = new Metrics();
+    const worker = startWorker({ config: { pollMs: 20 }, metrics });
     try {
       // Another workspace's event, queued after the paused ones, is delivered: the worker has
       // claimed past them, so they are held by the rule, not by chance.
@@ -52,6 +58,10 @@ describe('a workspace whose license is inactive', () => {
       for (const id of [paused, dropped]) expect(await deliveryRow(h.knex, id)).toMatchObject({ state: 'pending', attempts: [], lease_token: null });
       expect(receiver.of(paused)).toEqual([]);
       expect(receiver.of(dropped)).toEqual([]);
+      // The backlog gauge tells an operator they are paused, not due (this file's database holds
+      // no other pending delivery).
+      await eventually(async () => (await backlogOf(metrics)).paused === 2, 60_000);
+      expect(await backlogOf(metrics)).toEqual({ due: 0, scheduled: 0, leased: 0, paused: 2 });
 
       // The operator sees the workspace's monitors and deletes one; its queued event goes with it.
       const listed = await cli('monitor', 'list', '--workspace', lapsed.workspaceId, '--json');
@@ -67,6 +77,8 @@ describe('a workspace whose license is inactive', () => {
       const on = await cli('license', 'set', '--workspace', lapsed.workspaceId, '--status', 'active');
       expect(on.code).toBe(0);
       await eventually(async () => (await deliveryRow(h.knex, paused))?.state === 'succeeded', 60_000);
+      await eventually(async () => (await backlogOf(metrics)).paused === 0, 60_000);
+      expect(await backlogOf(metrics)).toEqual({ due: 0, scheduled: 0, leased: 0, paused: 0 });
     } finally {
       await stopWorker(worker);
     }
