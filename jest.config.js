@@ -31,6 +31,8 @@ const database = {
 module.exports = {
   // Two cores: two workers, and PostgreSQL, Prism and the apps share the same two.
   maxWorkers: 2,
+  // Longest files first (test/durations.json), also on a machine without jest's cache of timings.
+  testSequencer: '<rootDir>/test/sequencer.js',
   // A safety net for a hung test, not a budget: the slowest test takes a few seconds.
   testTimeout: 60_000,
   projects: [

@@ -7,7 +7,7 @@
 import type { PersonRecord } from '../../src/model/records';
 import { suppress } from '../../src/domain/lake/suppression';
 import { companyRecord, personRecord } from './lakeRecords';
-import { byId, byStaff, currentPosition, monthIndex, sameCompanyId, useLakeWorld, windowStart, type LakeWorld } from './lakeWorld';
+import { SHARED_WORLD, byId, byStaff, currentPosition, monthIndex, sameCompanyId, useLakeWorld, windowStart, type LakeWorld } from './lakeWorld';
 
 export type Res = {
   status: number;
@@ -16,8 +16,8 @@ export type Res = {
 export const ids = (res: Res) => res.body.results.map((r) => r.id as string);
 export type Pos = PersonRecord['positions'][number];
 
-/** The world every staff-list file seeds (each file gets its own copy, cloned from one template). */
-export const STAFF_WORLD = { persons: 3000, companies: 60, seed: 2718 } as const;
+/** The world every staff-list file reads (each file gets its own copy, cloned from one template). */
+export const STAFF_WORLD = SHARED_WORLD;
 
 export const LISTS = ['current-employees', 'past-employees', 'hiring-signals', 'decision-makers'] as const;
 export const ALL_OPS = [...LISTS, 'headcount-by-seniority'] as const;

@@ -8,6 +8,9 @@
  * are meaningful for the world's records.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { createKnex } from '../../src/db/knex';
 import { databaseUrl } from '../../src/db/embedded';
@@ -37,6 +40,15 @@ export interface LakeWorldOptions {
   world?: { persons: number; companies: number; seed: number; asOf?: Date };
 }
 
+/**
+ * The one seeded world of the lists' tests (people, companies, institutions, cursor paging): every
+ * file that reads a seeded 3,000-person lake asks for this one, so the run builds one template (3,000
+ * persons generated and written through the lake writer) instead of one per world, and each file
+ * gets its own copy. Tests compute their expectations from the records, never from the seed's
+ * particulars. Seed 2718: the world the EXPLAIN gate's read mix (bench/readMix.ts) is sized for.
+ */
+export const SHARED_WORLD = { persons: 3000, companies: 60, seed: 2718 } as const;
+
 type Position = PersonRecord['positions'][number];
 
 /** The lake serves positions newest first: current ones, then by start, latest first (stable). */
@@ -62,7 +74,10 @@ export const stored = (p: PersonRecord): PersonRecord => ({ ...p, positions: new
  * world; each gets its own copy to change, and the world is written once per run. Templates are
  * named after the run's database, and dropped with it (testDatabase.ts).
  */
-async function cloneLake(adminUrl: string, name: string, opts: LakeWorldOptions, asOf: Date | undefined): Promise<void> {
+/** Where a world template's builder saves its records (removed with the run's database, testDatabase.ts). */
+const recordsFile = (template: string) => path.join(os.tmpdir(), `${template}.records.json`);
+
+async function cloneLake(adminUrl: string, name: string, opts: LakeWorldOptions, asOf: Date | undefined): Promise<string> {
   const key = opts.world ? JSON.stringify({ ...opts.world, asOf: asOf!.toISOString() }) : 'empty';
   const runDatabase = process.env.TEST_DATABASE_NAME;
   if (!runDatabase) throw new Error('TEST_DATABASE_NAME is not set: run tests through jest');
@@ -91,6 +106,7 @@ async function cloneLake(adminUrl: string, name: string, opts: LakeWorldOptions,
           const persons = [...w.personRecords()].map((p) => stored(p as PersonRecord));
           for (let i = 0; i < companies.length; i += 500) await writeRecords(knex, 'company', companies.slice(i, i + 500));
           for (let i = 0; i < persons.length; i += 500) await writeRecords(knex, 'person', persons.slice(i, i + 500));
+          fs.writeFileSync(recordsFile(template), JSON.stringify({ companies, persons }));
         }
       } finally {
         await knex.destroy();
@@ -98,6 +114,7 @@ async function cloneLake(adminUrl: string, name: string, opts: LakeWorldOptions,
       await renameTestDatabase(adminUrl, building, template);
     }
     await createTestDatabaseOn(adminUrl, name, { template });
+    return template;
   } finally {
     await admin.query('select pg_advisory_unlock(hashtext($1))', [template]).catch(() => undefined);
     await admin.end();
@@ -109,7 +126,7 @@ export async function createLakeWorld(opts: LakeWorldOptions = {}): Promise<{ wo
   if (!adminUrl) throw new Error('TEST_ADMIN_DATABASE_URL is not set: run tests through jest');
   const name = `enrich_world_${Date.now()}_${randomBytes(3).toString('hex')}`;
   const asOf = opts.world ? (opts.world.asOf ?? defaultAsOf()) : undefined;
-  await cloneLake(adminUrl, name, opts, asOf);
+  const template = await cloneLake(adminUrl, name, opts, asOf);
   const url = databaseUrl(adminUrl, name);
   // On Citus: what a copy of the template does not carry (database-level settings).
   await prepareTestDatabaseAt(url);
@@ -119,10 +136,20 @@ export async function createLakeWorld(opts: LakeWorldOptions = {}): Promise<{ wo
     const persons: PersonRecord[] = [];
     const companies: CompanyRecord[] = [];
     if (opts.world) {
-      // The same records the template holds: the generator is deterministic.
-      const w = createWorld({ ...opts.world, asOf: asOf! });
-      for (const c of w.companyRecords()) companies.push(c as CompanyRecord);
-      for (const p of w.personRecords()) persons.push(stored(p as PersonRecord));
+      // The records the template was built from, as its builder saved them (generating 3,000 persons
+      // again in every file that reads the world cost more than reading them); generated again,
+      // the same records (the generator is deterministic), when the file is missing.
+      const saved = fs.existsSync(recordsFile(template))
+        ? (JSON.parse(fs.readFileSync(recordsFile(template), 'utf8')) as { companies: CompanyRecord[]; persons: PersonRecord[] })
+        : undefined;
+      if (saved) {
+        companies.push(...saved.companies);
+        persons.push(...saved.persons);
+      } else {
+        const w = createWorld({ ...opts.world, asOf: asOf! });
+        for (const c of w.companyRecords()) companies.push(c as CompanyRecord);
+        for (const p of w.personRecords()) persons.push(stored(p as PersonRecord));
+      }
     }
     const { key } = await h.workspace({ rateLimit: 100_000 });
     const harness = h;

@@ -7,7 +7,7 @@ import type { PersonRecord } from '../../src/model/records';
 import { suppress } from '../../src/domain/lake/suppression';
 import { personRecord } from './lakeRecords';
 import {
-  byId, byStaff, currentPosition, monthIndex, previousPosition, sameCompanyId, windowStart, type LakeWorld,
+  SHARED_WORLD, byId, byStaff, currentPosition, monthIndex, previousPosition, sameCompanyId, windowStart, type LakeWorld,
 } from './lakeWorld';
 
 export const enc = encodeURIComponent;
@@ -15,8 +15,8 @@ export type Res = { status: number; body: { results: { id: string }[]; total: nu
 export const ids = (res: Res) => res.body.results.map((r) => r.id);
 type Pos = PersonRecord['positions'][number];
 
-/** The world every relationship file seeds (each file gets its own copy, cloned from one template). */
-export const RELATIONSHIP_WORLD = { persons: 3000, companies: 60, seed: 9191 } as const;
+/** The world every relationship file reads (each file gets its own copy, cloned from one template). */
+export const RELATIONSHIP_WORLD = SHARED_WORLD;
 
 /** Every page at per_page 100, checked for a consistent total and no repeats. */
 export async function listAll(lw: LakeWorld, path: string): Promise<{ ids: string[]; total: number; hits: Record<string, unknown>[] }> {

@@ -49,7 +49,10 @@ export async function destroyTestDatabase(db: TestDatabase): Promise<void> {
   const admin = createKnex(db.adminUrl, 1);
   try {
     const { rows } = await admin.raw<{ rows: { datname: string }[] }>("select datname from pg_database where starts_with(datname, ?)", [`${db.name}_tpl_`]);
-    for (const { datname } of rows) await dropTestDatabase(db.adminUrl, datname);
+    for (const { datname } of rows) {
+      await dropTestDatabase(db.adminUrl, datname);
+      fs.rmSync(path.join(os.tmpdir(), `${datname}.records.json`), { force: true });
+    }
   } finally {
     await admin.destroy();
   }

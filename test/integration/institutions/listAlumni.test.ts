@@ -5,7 +5,7 @@
 import type { PersonRecord } from '../../../src/model/records';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { personRecord } from '../../helpers/lakeRecords';
-import { byId, pageOf, personHit, useLakeWorld, type LakeWorld } from '../../helpers/lakeWorld';
+import { SHARED_WORLD, byId, pageOf, personHit, useLakeWorld, type LakeWorld } from '../../helpers/lakeWorld';
 
 const enc = encodeURIComponent;
 type Res = { status: number; body: { results: Record<string, unknown>[]; total: number; page: number; per_page: number; code?: string } };
@@ -30,7 +30,7 @@ async function listAll(lw: LakeWorld, school: string) {
 }
 
 describe('GET /institution/alumni on a seeded world', () => {
-  const lw = useLakeWorld({ world: { persons: 3000, companies: 60, seed: 31337 } });
+  const lw = useLakeWorld({ world: SHARED_WORLD });
   const get = (q: string) => lw.h.get(`/api/v1/institution/alumni?${q}`, lw.key) as unknown as Promise<Res>;
   const schools = () => {
     const n = new Map<string, number>();

@@ -10,7 +10,7 @@ import { explainMix, pickParameters, readMix } from '../../../bench/readMix';
 import type { PersonRecord } from '../../../src/model/records';
 import { cursorFor } from '../../../src/domain/paging';
 import { STAFF_WORLD } from '../../helpers/companyStaff';
-import { byId, useLakeWorld, words, type LakeWorld } from '../../helpers/lakeWorld';
+import { SHARED_WORLD, byId, useLakeWorld, words, type LakeWorld } from '../../helpers/lakeWorld';
 
 const PATH = '/api/v1/people/search';
 const BOUND = 1000;
@@ -47,7 +47,7 @@ async function walk(lw: LakeWorld, body: object, perPage: number) {
 }
 
 describe('POST /people/search: full-text filters over more than 1,000 matches', () => {
-  const lw = useLakeWorld({ world: { persons: 3000, companies: 60, seed: 4242 } });
+  const lw = useLakeWorld({ world: SHARED_WORLD });
 
   /** The most common title words, as many as it takes for more than 1,000 persons to hold one. */
   function commonWords(match: (p: PersonRecord, any: string[]) => boolean): { any: string[]; want: PersonRecord[] } {
