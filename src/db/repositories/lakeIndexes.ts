@@ -40,8 +40,16 @@ export async function setAsideSecondaryIndexes(trx: Knex.Transaction, kind: Lake
     // More memory for the sorts of the builds than a default server gives one statement.
     await trx.raw("set local maintenance_work_mem = '256MB'");
     for (const index of rows) await trx.raw(index.definition);
-    await trx.raw(`analyze ${tables.join(', ')}`);
   };
+}
+
+/**
+ * ANALYZE of the kind's tables after a load, by a statement of its own once the load's transaction
+ * has committed: on Citus, a transaction whose writes reached the reference table `companies`
+ * through local execution cannot ANALYZE it ("local execution has accessed a placement").
+ */
+export async function analyzeLake(db: Knex, kind: LakeKind): Promise<void> {
+  await db.raw(`analyze ${TABLES[kind].join(', ')}`);
 }
 
 /** What a resumable initial load set aside: built again, exactly as the catalog had them, at its end. */
@@ -103,5 +111,5 @@ export async function rebuildSetAside(db: Knex, kind: LakeKind, set: SetAside): 
     if (rows[0].present) continue;
     await db.raw(`alter table ${fk.table} add constraint ?? ${fk.definition}`, [fk.name]);
   }
-  await db.raw(`analyze ${TABLES[kind].join(', ')}`);
+  await analyzeLake(db, kind);
 }

@@ -25,7 +25,7 @@ import { classifyDatabaseError } from '../../db/errors';
 import { validationError } from '../errors';
 import { nulPath } from '../text';
 import type { LakeKind } from '../../model/records';
-import { rebuildSetAside, setAsideForLoad, setAsideSecondaryIndexes } from '../../db/repositories/lakeIndexes';
+import { analyzeLake, rebuildSetAside, setAsideForLoad, setAsideSecondaryIndexes } from '../../db/repositories/lakeIndexes';
 import {
   advanceImportCheckpoint,
   deleteImportCheckpoint,
@@ -394,6 +394,7 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
     await pending;
     await rebuildIndexes?.();
     await trx?.commit();
+    if (rebuildIndexes) await analyzeLake(db, options.kind);
   } catch (err) {
     input.destroy();
     await pending.catch(() => undefined);
