@@ -17,12 +17,11 @@ const TABLES: Record<LakeKind, string[]> = {
 };
 
 /**
- * For an initial load into an empty lake: locks the kind's tables against every other session until
- * the transaction ends (readers too: the indexes they would use are gone) and, when they hold no
- * row, drops their secondary indexes and returns the function that builds them again. Undefined
- * when the lake already holds records of the kind (nothing dropped).
+ * Locks the kind's tables until the transaction ends (readers too: the indexes they would use are
+ * about to go) and, when they hold no row, answers their secondary indexes (neither primary nor
+ * unique nor behind a constraint) with their definitions; undefined when the lake holds records.
  */
-export async function setAsideSecondaryIndexes(trx: Knex.Transaction, kind: LakeKind): Promise<(() => Promise<void>) | undefined> {
+async function lockEmptyLake(trx: Knex.Transaction, kind: LakeKind): Promise<{ name: string; definition: string }[] | undefined> {
   const tables = TABLES[kind];
   await trx.raw(`lock table ${tables.join(', ')} in access exclusive mode`);
   const { rows: emptiness } = await trx.raw<{ rows: { empty: boolean }[] }>(`select not exists (select 1 from ${tables[0]}) as empty`);
@@ -35,6 +34,18 @@ export async function setAsideSecondaryIndexes(trx: Knex.Transaction, kind: Lake
      order by i.indexrelid`,
     [tables],
   );
+  return rows;
+}
+
+/**
+ * For an initial load into an empty lake: locks the kind's tables against every other session until
+ * the transaction ends (readers too: the indexes they would use are gone) and, when they hold no
+ * row, drops their secondary indexes and returns the function that builds them again. Undefined
+ * when the lake already holds records of the kind (nothing dropped).
+ */
+export async function setAsideSecondaryIndexes(trx: Knex.Transaction, kind: LakeKind): Promise<(() => Promise<void>) | undefined> {
+  const rows = await lockEmptyLake(trx, kind);
+  if (!rows) return undefined;
   for (const index of rows) await trx.raw(`drop index ${index.name}`);
   return async () => {
     // More memory for the sorts of the builds than a default server gives one statement.
@@ -68,17 +79,8 @@ export interface SetAside {
  */
 export async function setAsideForLoad(trx: Knex.Transaction, kind: LakeKind): Promise<SetAside | undefined> {
   const tables = TABLES[kind];
-  await trx.raw(`lock table ${tables.join(', ')} in access exclusive mode`);
-  const { rows: emptiness } = await trx.raw<{ rows: { empty: boolean }[] }>(`select not exists (select 1 from ${tables[0]}) as empty`);
-  if (!emptiness[0].empty) return undefined;
-  const { rows: indexes } = await trx.raw<{ rows: { name: string; definition: string }[] }>(
-    `select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as definition
-     from pg_index i
-     where i.indrelid = any(?::regclass[]) and not i.indisunique and not i.indisprimary
-       and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)
-     order by i.indexrelid`,
-    [tables],
-  );
+  const indexes = await lockEmptyLake(trx, kind);
+  if (!indexes) return undefined;
   const { rows: foreignKeys } = await trx.raw<{ rows: { table: string; name: string; definition: string }[] }>(
     `select conrelid::regclass::text as table, conname as name, pg_get_constraintdef(oid) as definition
      from pg_constraint where contype = 'f' and conrelid = any(?::regclass[]) order by oid`,
