@@ -54,6 +54,17 @@ for (let i = 0; i < 3; i++) {
   if (t.response.status >= 300) throw new Error('test event: HTTP ' + t.response.status);
 }
 
+// The feed lists an event once every transaction older than it has ended (listEvents: "a short
+// delay"); another process's open transaction can hold the third back a moment, so a subscriber
+// asks again, as the contract says, rather than expecting it at once.
+for (let tries = 0; ; tries++) {
+  const seen = await enrich.GET('/events', { params: { query: { monitor_id: monitorId, per_page: 1 } } });
+  if (!seen.data) throw new Error('feed: HTTP ' + seen.response.status);
+  if (seen.data.total >= 3) break;
+  if (tries === 600) throw new Error('feed: ' + seen.data.total + ' of 3 events after 60 s');
+  await new Promise((r) => setTimeout(r, 100));
+}
+
 const all: FeedEvent[] = [];
 for await (const e of eventsAfter(enrich, undefined, { monitor_id: monitorId, per_page: 2 })) all.push(e);
 out({ feed: all.map((e) => [e.id, e.event]) });
