@@ -14,10 +14,13 @@
  * Every worker count runs `--rounds` times (alternating: 1, 2, 4, 1, 2, 4, ...) and the figures are
  * the medians. `--baseline=<checkout>` runs the worker of another checkout of this repository (for
  * example `git worktree add /tmp/base main`) in the same run, alternating with this one, on the
- * same fresh copies: the two side by side with their ratio.
+ * same fresh copies: the two side by side with their ratio. With `--baseline-database=<name>` the
+ * baseline works on copies of that database's lake instead: a lake the baseline checkout built with
+ * its own migrations (run its bench:refresh once with BENCH_DATABASE=<name>), for a change of the
+ * schema or the storage, which the baseline's code on this checkout's lake would not show.
  *
  * Everything shares the machine: PostgreSQL, the simulator and the workers. Options:
- * --persons=1000000 --companies=100000 --seconds=30 --days=30 --workers=1,2,4 --rounds=3 --baseline=<dir>
+ * --persons=1000000 --companies=100000 --seconds=30 --days=30 --workers=1,2,4 --rounds=3 --baseline=<dir> --baseline-database=<name>
  */
 import { spawn } from 'node:child_process';
 import os from 'node:os';
@@ -64,6 +67,7 @@ async function main() {
   const counts = (stringArg('workers') ?? '1,2,4').split(',').map(Number);
   const rounds = intArg('rounds', 3);
   const baseline = stringArg('baseline');
+  const baselineDatabase = stringArg('baseline-database');
 
   const db = await benchDatabaseUrl();
   const setup = createKnex(db.url);
@@ -75,6 +79,12 @@ async function main() {
     await setup.destroy();
   }
   const copyName = `${new URL(db.url).pathname.slice(1)}_refresh`;
+  const lakeOf = (variant: string) => {
+    if (variant !== 'baseline' || !baselineDatabase) return db.url;
+    const url = new URL(db.url);
+    url.pathname = `/${baselineDatabase}`;
+    return url.toString();
+  };
   const startAt = new Date(AS_OF.getTime() + days * 86_400_000).toISOString();
   const sim = await startSimulatorProcess(persons, companies, ['--start-at', startAt]);
   interface Run {
@@ -93,7 +103,7 @@ async function main() {
           // Every run on a fresh copy of the built lake, which no run writes: the same records due in
           // the same order, the same source answers, so 1, 2 and 4 workers (and the next invocation)
           // measure the same path, not what the previous run left behind.
-          const copy = await cloneDatabase(db.url, copyName);
+          const copy = await cloneDatabase(lakeOf(variant.name), copyName);
           const knex = createKnex(copy.url);
           try {
             const before = Number((await knex('change_log').max<{ max: number }[]>({ max: 'id' }))[0]!.max ?? 0);
@@ -149,7 +159,11 @@ async function main() {
       `Path measured, the same on every run: a fresh copy of the built lake (seed ${SEED}, as of ${AS_OF.toISOString().slice(0, 10)}; every record due),`,
       `  the first pass over it: records claimed oldest checked first, asked of the source in batches of 100,`,
       `  changed ones rewritten with their changes logged, the rest only re-verified (new fetched_at).`,
-      ...(baseline ? [`Baseline: the worker of ${path.resolve(baseline)}, alternating with this checkout's on the same copies.`] : []),
+      ...(baseline
+        ? [
+            `Baseline: the worker of ${path.resolve(baseline)}, alternating with this checkout's, ${baselineDatabase ? `on copies of the lake it built (database ${baselineDatabase})` : 'on the same copies'}.`,
+          ]
+        : []),
       `Load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores); ${new Date().toISOString()}`,
       ...lines,
       '',

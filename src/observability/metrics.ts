@@ -113,7 +113,7 @@ export class Metrics {
   });
   readonly oldestFetchedAt = new Gauge({
     name: 'enrich_refresh_oldest_fetched_at_seconds',
-    help: 'Unix time of the oldest fetched_at in the lake, by kind',
+    help: 'Unix time of the oldest check in the refresh queue (the oldest fetched_at, but for records the source no longer knows), by kind',
     labelNames: ['kind'],
     registers: [this.registry],
   });

@@ -25,6 +25,7 @@ import * as withdrawalCopies from './20261204000200_withdrawal_copies';
 import * as walkOrder from './20261204000500_walk_order';
 import * as eventFeed from './20261204002300_event_feed';
 import * as importCheckpoints from './20261205002200_import_checkpoints';
+import * as hotReverification from './20261206000100_hot_reverification';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '20261204000500_walk_order': walkOrder,
   '20261204002300_event_feed': eventFeed,
   '20261205002200_import_checkpoints': importCheckpoints,
+  '20261206000100_hot_reverification': hotReverification,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -127,6 +127,12 @@ export interface QueueStats {
   due: number;
   /** Rows under a live lease. */
   leased: number;
+  /**
+   * The oldest check in the queue: the oldest `fetched_at` of the lake, except for records the
+   * source said it does not know (markChecked), whose check time moved without a new copy. Read
+   * from the queue's own index (person_refresh_due), so no index on the lake's `fetched_at` is
+   * needed and a re-verification stays a HOT update (migration 20261206000100).
+   */
   oldestFetchedAt: Date | null;
 }
 
@@ -135,7 +141,7 @@ export async function queueStats(db: Knex, kind: QueueKind, dueBefore: Date): Pr
   const { rows } = await db.raw<{ rows: { due: number; leased: number; oldest: Date | null }[] }>(
     `select (select count(*) from ${t.queue} where checked_at < ?) as due,
             (select count(*) from ${t.queue} where lease_until > now()) as leased,
-            (select min(fetched_at) from ${t.lake}) as oldest`,
+            (select min(checked_at) from ${t.queue}) as oldest`,
     [dueBefore],
   );
   const row = rows[0];

@@ -1,0 +1,82 @@
+/**
+ * A re-verification of an unchanged person (the refresh's and realtime's usual write: only
+ * `fetched_at` moves) is a HOT update of its persons row: a new version on the same page and no
+ * new entry in any of the table's ~20 indexes (migration 20261206000100: no index holds
+ * `fetched_at`, and pages keep room for new versions). Counted by PostgreSQL itself for the test's
+ * own transaction (pg_stat_get_xact_tuples_*), so other files' writes cannot change the figures.
+ * The refresh gauge that used to need an index on `fetched_at` reads the queue instead: checked
+ * here on a lake of the test's own.
+ */
+import type { Knex } from 'knex';
+import { queueStats } from '../../../src/db/repositories/refreshQueue';
+import { writeRecords } from '../../../src/domain/lake/write/writer';
+import { onCitus } from '../../helpers/clusterDatabase';
+import { personRecord } from '../../helpers/lakeRecords';
+import { useLakeWorld } from '../../helpers/lakeWorld';
+
+const lake = useLakeWorld();
+
+async function personUpdateCounters(trx: Knex.Transaction): Promise<{ updated: number; hot: number }> {
+  const { rows } = await trx.raw(
+    `select pg_stat_get_xact_tuples_updated('persons'::regclass)::int as updated,
+            pg_stat_get_xact_tuples_hot_updated('persons'::regclass)::int as hot`,
+  );
+  return rows[0];
+}
+
+/**
+ * The persons rows `write` updated, and how many of them HOT. PostgreSQL 15's xact counters also
+ * hold the connection's earlier transactions until it reports them while idle (never inside a
+ * transaction block), hence the difference within one transaction.
+ */
+async function personUpdates(db: Knex, write: (trx: Knex.Transaction) => Promise<unknown>): Promise<{ updated: number; hot: number }> {
+  return db.transaction(async (trx) => {
+    const before = await personUpdateCounters(trx);
+    await write(trx);
+    const after = await personUpdateCounters(trx);
+    return { updated: after.updated - before.updated, hot: after.hot - before.hot };
+  });
+}
+
+// The counters are the coordinator's; on the distributed layout the rows live in the workers' shards.
+(onCitus() ? describe.skip : describe)('re-verifying an unchanged person', () => {
+  it('is a HOT update: the persons row moves on its page, no index is written', async () => {
+    const records = Array.from({ length: 20 }, (_, i) => personRecord({ fetched_at: `2026-10-0${1 + (i % 9)}T08:00:00.000Z` }));
+    await lake.addPersons(...records);
+    // One re-verification after another, as the refresh's batches come: a page keeps room for about
+    // one new version of its rows, and PostgreSQL prunes the dead one when the next write reads the
+    // page. (The 20 were loaded together, so they share two or three pages.)
+    const counts = { updated: 0, hot: 0 };
+    for (const record of records) {
+      const one = await personUpdates(lake.h.knex, (trx) => writeRecords(trx, 'person', [{ ...record, fetched_at: '2026-11-20T09:30:00.000Z' }]));
+      counts.updated += one.updated;
+      counts.hot += one.hot;
+    }
+    expect(counts).toEqual({ updated: 20, hot: 20 });
+    const stored = await lake.h.knex('persons').whereIn('id', records.map((r) => r.id)).pluck('fetched_at');
+    expect(stored.map((d: Date) => d.toISOString())).toEqual(records.map(() => '2026-11-20T09:30:00.000Z'));
+  });
+
+  it('a changed record is still written in full (not HOT: its indexed columns move)', async () => {
+    const [record] = [personRecord({ fetched_at: '2026-10-01T08:00:00.000Z' })];
+    await lake.addPersons(record!);
+    const counts = await personUpdates(lake.h.knex, (trx) =>
+      writeRecords(trx, 'person', [{ ...record!, full_name: 'Someone Else Entirely', fetched_at: '2026-11-20T09:30:00.000Z' }]),
+    );
+    expect(counts.updated).toBe(1);
+    expect(counts.hot).toBe(0);
+  });
+});
+
+describe('the refresh gauge of the oldest check', () => {
+  it('follows the queue: the oldest fetched_at until that record is re-verified, then the next', async () => {
+    const oldest = personRecord({ fetched_at: '2020-01-02T03:04:05.000Z' });
+    const next = personRecord({ fetched_at: '2020-02-03T04:05:06.000Z' });
+    await lake.addPersons(oldest, next);
+    const before = await queueStats(lake.h.knex, 'person', new Date());
+    expect(before.oldestFetchedAt?.toISOString()).toBe('2020-01-02T03:04:05.000Z');
+    await writeRecords(lake.h.knex, 'person', [{ ...oldest, fetched_at: '2026-11-20T09:30:00.000Z' }]);
+    const after = await queueStats(lake.h.knex, 'person', new Date());
+    expect(after.oldestFetchedAt?.toISOString()).toBe('2020-02-03T04:05:06.000Z');
+  });
+});
