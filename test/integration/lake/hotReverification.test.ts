@@ -11,35 +11,35 @@ import type { Knex } from 'knex';
 import { queueStats } from '../../../src/db/repositories/refreshQueue';
 import { writeRecords } from '../../../src/domain/lake/write/writer';
 import { onCitus } from '../../helpers/clusterDatabase';
-import { personRecord } from '../../helpers/lakeRecords';
+import { companyRecord, personRecord } from '../../helpers/lakeRecords';
 import { useLakeWorld } from '../../helpers/lakeWorld';
 
 const lake = useLakeWorld();
 
-async function personUpdateCounters(trx: Knex.Transaction): Promise<{ updated: number; hot: number }> {
+async function updateCounters(trx: Knex.Transaction, table: string): Promise<{ updated: number; hot: number }> {
   const { rows } = await trx.raw(
-    `select pg_stat_get_xact_tuples_updated('persons'::regclass)::int as updated,
-            pg_stat_get_xact_tuples_hot_updated('persons'::regclass)::int as hot`,
+    `select pg_stat_get_xact_tuples_updated(?::regclass)::int as updated, pg_stat_get_xact_tuples_hot_updated(?::regclass)::int as hot`,
+    [table, table],
   );
   return rows[0];
 }
 
 /**
- * The persons rows `write` updated, and how many of them HOT. PostgreSQL 15's xact counters also
+ * The rows of `table` that `write` updated, and how many of them HOT. PostgreSQL 15's xact counters also
  * hold the connection's earlier transactions until it reports them while idle (never inside a
  * transaction block), hence the difference within one transaction.
  */
-async function personUpdates(db: Knex, write: (trx: Knex.Transaction) => Promise<unknown>): Promise<{ updated: number; hot: number }> {
+async function updates(db: Knex, table: string, write: (trx: Knex.Transaction) => Promise<unknown>): Promise<{ updated: number; hot: number }> {
   return db.transaction(async (trx) => {
-    const before = await personUpdateCounters(trx);
+    const before = await updateCounters(trx, table);
     await write(trx);
-    const after = await personUpdateCounters(trx);
+    const after = await updateCounters(trx, table);
     return { updated: after.updated - before.updated, hot: after.hot - before.hot };
   });
 }
 
 // The counters are the coordinator's; on the distributed layout the rows live in the workers' shards.
-(onCitus() ? describe.skip : describe)('re-verifying an unchanged person', () => {
+(onCitus() ? describe.skip : describe)('re-verifying an unchanged record', () => {
   it('is a HOT update: the persons row moves on its page, no index is written', async () => {
     const records = Array.from({ length: 20 }, (_, i) => personRecord({ fetched_at: `2026-10-0${1 + (i % 9)}T08:00:00.000Z` }));
     await lake.addPersons(...records);
@@ -48,7 +48,7 @@ async function personUpdates(db: Knex, write: (trx: Knex.Transaction) => Promise
     // page. (The 20 were loaded together, so they share two or three pages.)
     const counts = { updated: 0, hot: 0 };
     for (const record of records) {
-      const one = await personUpdates(lake.h.knex, (trx) => writeRecords(trx, 'person', [{ ...record, fetched_at: '2026-11-20T09:30:00.000Z' }]));
+      const one = await updates(lake.h.knex, 'persons', (trx) => writeRecords(trx, 'person', [{ ...record, fetched_at: '2026-11-20T09:30:00.000Z' }]));
       counts.updated += one.updated;
       counts.hot += one.hot;
     }
@@ -57,10 +57,22 @@ async function personUpdates(db: Knex, write: (trx: Knex.Transaction) => Promise
     expect(stored.map((d: Date) => d.toISOString())).toEqual(records.map(() => '2026-11-20T09:30:00.000Z'));
   });
 
+  it('so is a company re-verification', async () => {
+    const records = Array.from({ length: 10 }, () => companyRecord({ fetched_at: '2026-10-01T08:00:00.000Z' }));
+    await lake.addCompanies(...records);
+    const counts = { updated: 0, hot: 0 };
+    for (const record of records) {
+      const one = await updates(lake.h.knex, 'companies', (trx) => writeRecords(trx, 'company', [{ ...record, fetched_at: '2026-11-20T09:30:00.000Z' }]));
+      counts.updated += one.updated;
+      counts.hot += one.hot;
+    }
+    expect(counts).toEqual({ updated: 10, hot: 10 });
+  });
+
   it('a changed record is still written in full (not HOT: its indexed columns move)', async () => {
     const [record] = [personRecord({ fetched_at: '2026-10-01T08:00:00.000Z' })];
     await lake.addPersons(record!);
-    const counts = await personUpdates(lake.h.knex, (trx) =>
+    const counts = await updates(lake.h.knex, 'persons', (trx) =>
       writeRecords(trx, 'person', [{ ...record!, full_name: 'Someone Else Entirely', fetched_at: '2026-11-20T09:30:00.000Z' }]),
     );
     expect(counts.updated).toBe(1);
