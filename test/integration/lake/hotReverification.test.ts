@@ -8,6 +8,7 @@
  * here on a lake of the test's own.
  */
 import type { Knex } from 'knex';
+import { supportsLz4 } from '../../../src/db/migrations/20261206000100_hot_reverification';
 import { queueStats } from '../../../src/db/repositories/refreshQueue';
 import { writeRecords } from '../../../src/domain/lake/write/writer';
 import { onCitus } from '../../helpers/clusterDatabase';
@@ -90,5 +91,20 @@ describe('the refresh gauge of the oldest check', () => {
     await writeRecords(lake.h.knex, 'person', [{ ...oldest, fetched_at: '2026-11-20T09:30:00.000Z' }]);
     const after = await queueStats(lake.h.knex, 'person', new Date());
     expect(after.oldestFetchedAt?.toISOString()).toBe('2020-02-03T04:05:06.000Z');
+  });
+});
+
+describe('the stored record text', () => {
+  it('is compressed with lz4 where the server has it (the embedded one has not: pglz)', async () => {
+    const lz4 = await supportsLz4(lake.h.knex);
+    // Big enough to be compressed at all (past ~2 KB a row).
+    const record = personRecord({ skills: Array.from({ length: 300 }, (_, i) => ({ name: `Skill number ${i} of a long list`, endorsementsCount: i, passedSkillAssessment: false })) });
+    await lake.addPersons(record);
+    const { rows } = await lake.h.knex.raw(
+      `select pg_column_compression(record) as method, (select attcompression from pg_attribute where attrelid = 'persons'::regclass and attname = 'record') as setting
+       from persons where id = ?`,
+      [record.id],
+    );
+    expect(rows[0]).toEqual(lz4 ? { method: 'lz4', setting: 'l' } : { method: 'pglz', setting: '' });
   });
 });
