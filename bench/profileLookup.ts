@@ -3,8 +3,10 @@
  * bench:lookup (bench/servers/fullStack.ts) under `node --cpu-prof`, loads it with autocannon for a
  * while, stops it, and prints the profile's self time summed by package/file and by function
  * (bench/cpuProfileSummary.ts). The lake is the one bench:lookup built (BENCH_DATABASE, default
- * enrich_bench). Options: --path=/api/v1/person (any path; /api/v1/person walks sampled usernames)
- * --seconds=12 --connections=16 --top=40
+ * enrich_bench). Options: --path=/api/v1/person (any path; /api/v1/person, and a path ending in
+ * `username=`, walk sampled usernames) --seconds=12 --connections=16 --top=40, and --live=<persons>,<companies>:
+ * the server's live source is `enrich live-sim` of the bench world of that size (for
+ * /api/v1/person/realtime; for example BENCH_DATABASE=enrich_bench_realtime with --live=20000,1000).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
@@ -14,7 +16,7 @@ import readline from 'node:readline';
 import autocannon from 'autocannon';
 import { createKnex } from '../src/db/knex';
 import { createWorkspace } from '../src/domain/workspaces/admin';
-import { benchDatabaseUrl, intArg, stringArg } from './lib';
+import { benchDatabaseUrl, intArg, startSimulatorProcess, stringArg } from './lib';
 import { summarizeCpuProfile } from './cpuProfileSummary';
 
 async function main() {
@@ -32,12 +34,14 @@ async function main() {
   } finally {
     await knex.destroy();
   }
+  const live = stringArg('live')?.split(',').map(Number);
+  const sim = live ? await startSimulatorProcess(live[0]!, live[1]!) : undefined;
   const started = performance.now();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'enrich-profile-'));
   const child = spawn(
     process.execPath,
     ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--require', 'tsx/cjs', path.join(__dirname, 'servers', 'fullStack.ts')],
-    { env: { ...process.env, DATABASE_URL: db.url }, stdio: ['ignore', 'pipe', 'inherit'] },
+    { env: { ...process.env, DATABASE_URL: db.url, ...(sim ? { LIVE_SOURCE_URL: sim.protocolUrl, REFRESH_IN_PROCESS: '0' } : {}) }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
@@ -49,7 +53,13 @@ async function main() {
   const skipMs = performance.now() - started + 1000;
   let next = 0;
   const pathOf = () =>
-    target === '/api/v1/person' && usernames.length ? `/api/v1/person?username=${encodeURIComponent(usernames[next++ % usernames.length])}` : target;
+    !usernames.length
+      ? target
+      : target === '/api/v1/person'
+        ? `/api/v1/person?username=${encodeURIComponent(usernames[next++ % usernames.length]!)}`
+        : target.endsWith('username=')
+          ? `${target}${encodeURIComponent(usernames[next++ % usernames.length]!)}`
+          : target;
   const result = await new Promise<autocannon.Result>((resolve, reject) =>
     autocannon(
       { url, connections, duration: seconds, headers: { authorization: `Bearer ${key}` }, requests: [{ setupRequest: (req) => ({ ...req, path: pathOf() }) }] },
@@ -61,6 +71,7 @@ async function main() {
     child.once('exit', done);
     child.kill('SIGTERM');
   });
+  await sim?.stop();
   await db.stop();
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no profile written in ${dir}`);
