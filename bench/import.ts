@@ -30,6 +30,7 @@ import { defaultImportLanes } from '../src/domain/lake/lanes';
 import { recordValidator } from '../src/http/recordSchemas';
 import { writeWorldFiles } from '../src/world/seed';
 import { AS_OF, intArg, median, postgresSettingsLine, SEED } from './lib';
+import { statementTimingsFromEnv } from './statementTimings';
 import { NDJSON_COPY_OPTIONS } from '../src/db/repositories/staging';
 import { PERSON_COPY_TABLES } from '../src/db/repositories/personRecords';
 import { rebuildSetAside, setAsideForLoad } from '../src/db/repositories/lakeIndexes';
@@ -109,6 +110,8 @@ async function ceilingCopy(knex: ReturnType<typeof createKnex>, url: string, fil
 }
 
 async function main(): Promise<void> {
+  // BENCH_STATEMENT_TIMINGS=1: where the database time of all modes went, printed at the end.
+  const timings = statementTimingsFromEnv();
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'enrich-bench-import-'));
   process.stderr.write(`writing ${persons} persons of the bench world (seed ${SEED}) to ${dir}\n`);
   const world = await writeWorldFiles(dir, { persons, companies: Math.max(100, Math.round(persons / 10)), seed: SEED, asOf: AS_OF });
@@ -185,6 +188,7 @@ async function main(): Promise<void> {
         '',
       ].join('\n'),
     );
+    timings?.print(30);
   } finally {
     await knex.destroy();
     await dropDatabase(adminUrl, database);

@@ -1,7 +1,8 @@
 /** The companies table; lake columns derived from the stored record in SQL, one statement per batch. */
 import type { Knex } from 'knex';
 import { dropIdentifiers, hasIdentifierTable, replaceIdentifiers } from './lakeIdentifiers';
-import { lockKeysInOrder } from './locks';
+import { lockKeysThenRead } from './locks';
+import { arrayLiteral } from '../literals';
 import { deleteRecord, findFreshness, touchRecords } from './lakeTables';
 import { stagedInput } from './staging';
 import { preparedQuery } from '../knex';
@@ -127,25 +128,14 @@ export async function lockStoredCompanies(
   companyIds: readonly string[],
 ): Promise<StoredCompanyRow[]> {
   if (!ids.length) return [];
-  await lockKeysInOrder(trx, [
-    ...ids.map(companyIdLock),
-    ...usernames.map((u) => `company:username:${u}`),
-    ...companyIds.map((c) => `company:company_id:${c}`),
-  ]);
-  const read = async () =>
-    (
-      await trx.raw<{ rows: StoredCompanyRow[] }>(
-        `select id, username, company_id::text as company_id, record::text as record from companies
-         where id = any(?::uuid[]) or username = any(?::text[]) or company_id = any(?::bigint[])`,
-        [ids as string[], usernames as string[], companyIds as string[]],
-      )
-    ).rows;
-  const rows = await read();
+  const read = `select id, username, company_id::text as company_id, record::text as record from companies
+    where id = any(${arrayLiteral(ids, 'uuid')}) or username = any(${arrayLiteral(usernames, 'text')}) or company_id = any(${arrayLiteral(companyIds, 'bigint')})`;
+  const locks = [...ids.map(companyIdLock), ...usernames.map((u) => `company:username:${u}`), ...companyIds.map((c) => `company:company_id:${c}`)];
+  const rows = await lockKeysThenRead<StoredCompanyRow>(trx, locks, read);
   const asked = new Set(ids.map((id) => id.toLowerCase()));
   const others = rows.filter((r) => !asked.has(r.id.toLowerCase()));
   if (!others.length) return rows;
-  await lockKeysInOrder(trx, others.map((r) => companyIdLock(r.id)));
-  return read();
+  return lockKeysThenRead<StoredCompanyRow>(trx, others.map((r) => companyIdLock(r.id)), read);
 }
 
 /**

@@ -1,6 +1,7 @@
 /** Short cross-instance locks: PostgreSQL advisory locks held by a transaction. */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { integerLiteral } from '../literals';
 
 /** A 64-bit lock key from any text (the first 8 bytes of its SHA-256), as a signed bigint string. */
 export function lockKey(text: string): string {
@@ -9,17 +10,24 @@ export function lockKey(text: string): string {
 
 /**
  * Takes the advisory locks of `texts` (lockKey of each) until the transaction ends, in ascending key
- * order, so two transactions locking overlapping sets cannot deadlock on them. The lake writer locks
- * the identities it writes this way instead of a multi-row `SELECT ... FOR UPDATE`, which a
- * distributed planner (Citus) refuses across shards; advisory locks are taken where the statement
- * runs (the coordinator), so every writer through one coordinator serializes on them.
+ * order, so two transactions locking overlapping sets cannot deadlock on them, then runs `read`
+ * (one SELECT whose values are written in as literals: db/literals.ts). One round trip: the two go
+ * as one simple query, and the SELECT, a statement of its own, reads with a snapshot taken once the
+ * locks are held, as if it had been sent after them. Returns its rows. The lake writer locks the
+ * identities it writes this way instead of a multi-row `SELECT ... FOR UPDATE`, which a distributed
+ * planner (Citus) refuses across shards; advisory locks are taken where the statement runs (the
+ * coordinator), so every writer through one coordinator serializes on them.
  */
-export async function lockKeysInOrder(trx: Knex.Transaction, texts: readonly string[]): Promise<void> {
-  if (!texts.length) return;
-  const keys = [...new Set(texts.map(lockKey))].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+export async function lockKeysThenRead<T>(trx: Knex.Transaction, texts: readonly string[], read: string): Promise<T[]> {
+  if (!texts.length) return (await trx.raw<{ rows: T[] }>(read)).rows;
   // unnest yields the array's elements in order, so the locks are taken in the sorted order.
-  await trx.raw('select count(pg_advisory_xact_lock(k)) from unnest(?::bigint[]) k', [keys]);
+  const keys = sortedKeys(texts).map(integerLiteral).join(',');
+  const results = await trx.raw<{ rows: T[] }[]>(`select count(pg_advisory_xact_lock(k)) from unnest(array[${keys}]::bigint[]) k;\n${read}`);
+  return results[results.length - 1]!.rows;
 }
+
+const sortedKeys = (texts: readonly string[]) =>
+  [...new Set(texts.map(lockKey))].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
 
 /** PostgreSQL's lock_not_available: a lock wait ran past its lock_timeout. */
 export const isLockTimeout = (err: unknown) => (err as { code?: string })?.code === '55P03';

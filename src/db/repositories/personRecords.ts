@@ -5,7 +5,8 @@
 import type { Knex } from 'knex';
 import { preparedQuery } from '../knex';
 import { dropIdentifiers, idsByIdentifier, replaceIdentifiers } from './lakeIdentifiers';
-import { lockKeysInOrder } from './locks';
+import { lockKeysThenRead } from './locks';
+import { arrayLiteral } from '../literals';
 import { deleteRecord, touchRecords } from './lakeTables';
 import { connectionOf, stagedInput } from './staging';
 import type { PersonRecord } from '../../model/records';
@@ -231,26 +232,18 @@ export interface StoredRow {
  * The stored copies a batch of writes will replace (same id, or same username), locked until the
  * transaction ends so concurrent writers of one record diff against each other's result, never
  * against the same old copy. The locks are advisory locks on the identities (locks.ts
- * lockKeysInOrder: sorted, so two batches cannot deadlock on them), not `FOR UPDATE` on the rows,
+ * lockKeysThenRead: sorted, so two batches cannot deadlock on them), not `FOR UPDATE` on the rows,
  * which a distributed planner refuses across shards. A stored row found by username under another
  * id is then locked by its id too, and the rows read again under that lock.
  */
 export async function lockStoredPersons(trx: Knex.Transaction, ids: readonly string[], usernames: readonly string[]): Promise<StoredRow[]> {
   if (!ids.length) return [];
-  await lockKeysInOrder(trx, [...ids.map(personIdLock), ...usernames.map((u) => `person:username:${u}`)]);
-  const read = async () =>
-    (
-      await trx.raw<{ rows: StoredRow[] }>(
-        'select id, username, record::text as record from persons where id = any(?::uuid[]) or username = any(?::text[])',
-        [ids as string[], usernames as string[]],
-      )
-    ).rows;
-  const rows = await read();
+  const read = `select id, username, record::text as record from persons where id = any(${arrayLiteral(ids, 'uuid')}) or username = any(${arrayLiteral(usernames, 'text')})`;
+  const rows = await lockKeysThenRead<StoredRow>(trx, [...ids.map(personIdLock), ...usernames.map((u) => `person:username:${u}`)], read);
   const asked = new Set(ids.map((id) => id.toLowerCase()));
   const others = rows.filter((r) => !asked.has(r.id.toLowerCase()));
   if (!others.length) return rows;
-  await lockKeysInOrder(trx, others.map((r) => personIdLock(r.id)));
-  return read();
+  return lockKeysThenRead<StoredRow>(trx, others.map((r) => personIdLock(r.id)), read);
 }
 
 /** The advisory lock of one person id (lockStoredPersons); every writer of a persons row takes it. */

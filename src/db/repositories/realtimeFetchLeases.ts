@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { integerLiteral, literal } from '../literals';
 
 /** A subject is stored as a one-way hash: a lease left by a crash names no one (withdrawal has nothing to erase here). */
 const digest = (subject: string) => createHash('sha256').update(subject).digest('hex');
@@ -13,12 +14,16 @@ export type LeaseCopy = { kind: 'person'; username: string } | { kind: 'company'
 
 /**
  * Takes the lease of `subject` for `ttlMs`: inserts it, or takes over one that expired (its holder
- * died or overran). In the same statement (one round trip on the realtime path), the `fetched_at`
- * of the subject's lake copy, if any: a copy fetched after the caller started means another
- * instance fetched it meanwhile (read again once the lease is taken: see below). `taken` is true
- * when the lease is now `token`'s. The lease's commit does not wait for its WAL flush (one fsync
- * less on every live fetch): a lease that a crash of the database loses only lets another instance
- * fetch the subject too; nobody is billed for a lease.
+ * died or overran); then reads the `fetched_at` of the subject's lake copy, if any: a copy fetched
+ * after the caller started means another instance fetched it meanwhile. `taken` is true when the
+ * lease is now `token`'s. The read is a statement of its own, after the lease's: the lease's INSERT
+ * may have waited for, then followed, another instance's write-back that ended that instance's
+ * lease, and a copy committed in between is not in the snapshot the INSERT's statement started
+ * with (read there, this instance would fetch the subject a second time). One round trip all the
+ * same: the two go as one simple query (values as literals, db/literals.ts), each statement with a
+ * snapshot of its own. The lease's commit does not wait for its WAL flush (one fsync less on every
+ * live fetch): a lease that a crash of the database loses only lets another instance fetch the
+ * subject too; nobody is billed for a lease.
  */
 export async function takeFetchLease(
   db: Knex,
@@ -30,25 +35,18 @@ export async function takeFetchLease(
   const [table, column, cast] =
     copy.kind === 'person' ? ['persons', 'username', 'text'] : 'companyId' in copy ? ['companies', 'company_id', 'bigint'] : ['companies', 'username', 'text'];
   const value = 'companyId' in copy ? copy.companyId : copy.username;
-  const { rows } = await db.raw<{ rows: { taken: boolean; fetched_at: Date | null }[] }>(
+  const [lease, copyRow] = (await db.raw(
     `with later as (select set_config('synchronous_commit', 'off', true)),
      lease as (
        insert into realtime_fetch_leases (subject, token, expires_at)
-       select ?, ?, now() + make_interval(secs => ?) from later
+       select ${literal(digest(subject))}, ${literal(token)}::uuid, now() + make_interval(secs => ${integerLiteral(Math.round(ttlMs))} / 1000.0) from later
        on conflict (subject) do update set token = excluded.token, expires_at = excluded.expires_at
          where realtime_fetch_leases.expires_at < now()
        returning 1)
-     select exists (select 1 from lease) as taken, (select fetched_at from ${table} where ${column} = ?::${cast}) as fetched_at`,
-    [digest(subject), token, ttlMs / 1000, value],
-  );
-  const lease = rows[0]!;
-  if (!lease.taken) return lease;
-  // Taken: the copy is read again, by a statement of its own. The one above read it in the snapshot
-  // its statement started with, but its INSERT may have waited for, then followed, another
-  // instance's write-back that ended that instance's lease: a copy committed in between is not in
-  // that snapshot, and this instance would fetch the subject a second time.
-  const { rows: again } = await db.raw<{ rows: { fetched_at: Date }[] }>(`select fetched_at from ${table} where ${column} = ?::${cast}`, [value]);
-  return { taken: true, fetched_at: again[0]?.fetched_at ?? null };
+     select exists (select 1 from lease) as taken;
+     select fetched_at from ${table} where ${column} = ${literal(value)}::${cast}`,
+  )) as unknown as [{ rows: { taken: boolean }[] }, { rows: { fetched_at: Date }[] }];
+  return { taken: Boolean(lease.rows[0]?.taken), fetched_at: copyRow.rows[0]?.fetched_at ?? null };
 }
 
 /**

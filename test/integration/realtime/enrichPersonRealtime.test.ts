@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../../src/config';
 import { freePort } from '../../../src/db/embedded';
+import { literal } from '../../../src/db/literals';
 import { endFetchLease, takeFetchLease } from '../../../src/db/repositories/realtimeFetchLeases';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { NoLiveSource } from '../../../src/domain/live/source';
@@ -271,9 +272,10 @@ describe('across instances', () => {
    */
   function leaseRefusals(db: Harness['knex'], value: string) {
     let n = 0;
-    const listener = (response: unknown, query: { sql?: string; bindings?: unknown[] }) => {
-      if (!query.sql?.includes('realtime_fetch_leases') || !query.bindings?.includes(value)) return;
-      const row = (response as { rows?: { taken: boolean; fetched_at: Date | null }[] }).rows?.[0];
+    // The lease and the copy's read go as one simple query, the subject written in as a literal.
+    const listener = (response: unknown, query: { sql?: string }) => {
+      if (!query.sql?.includes('insert into realtime_fetch_leases') || !query.sql.includes(literal(value))) return;
+      const row = (response as { rows?: { taken: boolean }[] }[])[0]?.rows?.[0];
       if (row && !row.taken) n++;
     };
     db.on('query-response', listener);
