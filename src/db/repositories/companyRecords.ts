@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { dropIdentifiers, hasIdentifierTable, replaceIdentifiers } from './lakeIdentifiers';
 import { lockKeysThenRead } from './locks';
 import { arrayLiteral } from '../literals';
+import { suppressedDigestsRead } from './suppressions';
 import { deleteRecord, findFreshness, touchRecords } from './lakeTables';
 import { stagedInput } from './staging';
 import { preparedQuery } from '../knex';
@@ -119,23 +120,27 @@ export interface StoredCompanyRow {
 
 /**
  * As lockStoredPersons: the copies a batch will replace (same id, username or company_id), under
- * sorted advisory locks on those identities, then on the ids of rows found by another identity.
+ * sorted advisory locks on those identities, then on the ids of rows found by another identity; and
+ * which of `digests` are withdrawn, read under the same locks.
  */
 export async function lockStoredCompanies(
   trx: Knex.Transaction,
   ids: readonly string[],
   usernames: readonly string[],
   companyIds: readonly string[],
-): Promise<StoredCompanyRow[]> {
-  if (!ids.length) return [];
+  digests: readonly string[] = [],
+): Promise<{ rows: StoredCompanyRow[]; withdrawn: Set<string> }> {
+  if (!ids.length) return { rows: [], withdrawn: new Set() };
   const read = `select id, username, company_id::text as company_id, record::text as record from companies
     where id = any(${arrayLiteral(ids, 'uuid')}) or username = any(${arrayLiteral(usernames, 'text')}) or company_id = any(${arrayLiteral(companyIds, 'bigint')})`;
   const locks = [...ids.map(companyIdLock), ...usernames.map((u) => `company:username:${u}`), ...companyIds.map((c) => `company:company_id:${c}`)];
-  const rows = await lockKeysThenRead<StoredCompanyRow>(trx, locks, read);
+  const [stored, blocked] = (await lockKeysThenRead(trx, locks, [read, suppressedDigestsRead(digests)])) as [StoredCompanyRow[], { digest: string }[]];
+  const withdrawn = new Set(blocked.map((r) => r.digest));
   const asked = new Set(ids.map((id) => id.toLowerCase()));
-  const others = rows.filter((r) => !asked.has(r.id.toLowerCase()));
-  if (!others.length) return rows;
-  return lockKeysThenRead<StoredCompanyRow>(trx, others.map((r) => companyIdLock(r.id)), read);
+  const others = stored.filter((r) => !asked.has(r.id.toLowerCase()));
+  if (!others.length) return { rows: stored, withdrawn };
+  const [again] = (await lockKeysThenRead(trx, others.map((r) => companyIdLock(r.id)), [read])) as [StoredCompanyRow[]];
+  return { rows: again, withdrawn };
 }
 
 /**

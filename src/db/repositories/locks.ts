@@ -10,20 +10,21 @@ export function lockKey(text: string): string {
 
 /**
  * Takes the advisory locks of `texts` (lockKey of each) until the transaction ends, in ascending key
- * order, so two transactions locking overlapping sets cannot deadlock on them, then runs `read`
- * (one SELECT whose values are written in as literals: db/literals.ts). One round trip: the two go
- * as one simple query, and the SELECT, a statement of its own, reads with a snapshot taken once the
- * locks are held, as if it had been sent after them. Returns its rows. The lake writer locks the
- * identities it writes this way instead of a multi-row `SELECT ... FOR UPDATE`, which a distributed
- * planner (Citus) refuses across shards; advisory locks are taken where the statement runs (the
- * coordinator), so every writer through one coordinator serializes on them.
+ * order, so two transactions locking overlapping sets cannot deadlock on them, then runs `reads`
+ * (SELECTs whose values are written in as literals: db/literals.ts). One round trip: all go as one
+ * simple query, and each SELECT, a statement of its own, reads with a snapshot taken once the locks
+ * are held, as if it had been sent after them. Returns the rows of each read. The lake writer locks
+ * the identities it writes this way instead of a multi-row `SELECT ... FOR UPDATE`, which a
+ * distributed planner (Citus) refuses across shards; advisory locks are taken where the statement
+ * runs (the coordinator), so every writer through one coordinator serializes on them.
  */
-export async function lockKeysThenRead<T>(trx: Knex.Transaction, texts: readonly string[], read: string): Promise<T[]> {
-  if (!texts.length) return (await trx.raw<{ rows: T[] }>(read)).rows;
+export async function lockKeysThenRead(trx: Knex.Transaction, texts: readonly string[], reads: readonly string[]): Promise<unknown[][]> {
   // unnest yields the array's elements in order, so the locks are taken in the sorted order.
-  const keys = sortedKeys(texts).map(integerLiteral).join(',');
-  const results = await trx.raw<{ rows: T[] }[]>(`select count(pg_advisory_xact_lock(k)) from unnest(array[${keys}]::bigint[]) k;\n${read}`);
-  return results[results.length - 1]!.rows;
+  const lock = texts.length ? [`select count(pg_advisory_xact_lock(k)) from unnest(array[${sortedKeys(texts).map(integerLiteral).join(',')}]::bigint[]) k`] : [];
+  const statements = [...lock, ...reads];
+  const answer = (await trx.raw(statements.join(';\n'))) as unknown as { rows: unknown[] } | { rows: unknown[] }[];
+  const results = Array.isArray(answer) ? answer : [answer];
+  return results.slice(lock.length).map((r) => r.rows);
 }
 
 const sortedKeys = (texts: readonly string[]) =>

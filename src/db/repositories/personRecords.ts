@@ -7,6 +7,7 @@ import { preparedQuery } from '../knex';
 import { dropIdentifiers, idsByIdentifier, replaceIdentifiers } from './lakeIdentifiers';
 import { lockKeysThenRead } from './locks';
 import { arrayLiteral } from '../literals';
+import { suppressedDigestsRead } from './suppressions';
 import { deleteRecord, touchRecords } from './lakeTables';
 import { connectionOf, stagedInput } from './staging';
 import type { PersonRecord } from '../../model/records';
@@ -231,19 +232,29 @@ export interface StoredRow {
 /**
  * The stored copies a batch of writes will replace (same id, or same username), locked until the
  * transaction ends so concurrent writers of one record diff against each other's result, never
- * against the same old copy. The locks are advisory locks on the identities (locks.ts
- * lockKeysThenRead: sorted, so two batches cannot deadlock on them), not `FOR UPDATE` on the rows,
- * which a distributed planner refuses across shards. A stored row found by username under another
- * id is then locked by its id too, and the rows read again under that lock.
+ * against the same old copy; and, read under the same locks, which of `digests` (the batch's
+ * identifier digests) are withdrawn. The locks are advisory locks on the identities (locks.ts
+ * lockKeysThenRead: sorted, so two batches cannot deadlock on them, and the reads in the same round
+ * trip), not `FOR UPDATE` on the rows, which a distributed planner refuses across shards. A stored
+ * row found by username under another id is then locked by its id too, and the rows read again
+ * under that lock.
  */
-export async function lockStoredPersons(trx: Knex.Transaction, ids: readonly string[], usernames: readonly string[]): Promise<StoredRow[]> {
-  if (!ids.length) return [];
+export async function lockStoredPersons(
+  trx: Knex.Transaction,
+  ids: readonly string[],
+  usernames: readonly string[],
+  digests: readonly string[] = [],
+): Promise<{ rows: StoredRow[]; withdrawn: Set<string> }> {
+  if (!ids.length) return { rows: [], withdrawn: new Set() };
   const read = `select id, username, record::text as record from persons where id = any(${arrayLiteral(ids, 'uuid')}) or username = any(${arrayLiteral(usernames, 'text')})`;
-  const rows = await lockKeysThenRead<StoredRow>(trx, [...ids.map(personIdLock), ...usernames.map((u) => `person:username:${u}`)], read);
+  const locks = [...ids.map(personIdLock), ...usernames.map((u) => `person:username:${u}`)];
+  const [stored, blocked] = (await lockKeysThenRead(trx, locks, [read, suppressedDigestsRead(digests)])) as [StoredRow[], { digest: string }[]];
+  const withdrawn = new Set(blocked.map((r) => r.digest));
   const asked = new Set(ids.map((id) => id.toLowerCase()));
-  const others = rows.filter((r) => !asked.has(r.id.toLowerCase()));
-  if (!others.length) return rows;
-  return lockKeysThenRead<StoredRow>(trx, others.map((r) => personIdLock(r.id)), read);
+  const others = stored.filter((r) => !asked.has(r.id.toLowerCase()));
+  if (!others.length) return { rows: stored, withdrawn };
+  const [again] = (await lockKeysThenRead(trx, others.map((r) => personIdLock(r.id)), [read])) as [StoredRow[]];
+  return { rows: again, withdrawn };
 }
 
 /** The advisory lock of one person id (lockStoredPersons); every writer of a persons row takes it. */

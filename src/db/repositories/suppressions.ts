@@ -1,5 +1,6 @@
 /** Tombstones of withdrawn records: identifier digests only. */
 import type { Knex } from 'knex';
+import { arrayLiteral } from '../literals';
 
 export async function suppressedDigests(db: Knex, digests: readonly string[]): Promise<Set<string>> {
   if (!digests.length) return new Set();
@@ -9,6 +10,9 @@ export async function suppressedDigests(db: Knex, digests: readonly string[]): P
   );
   return new Set(rows.map((r) => r.digest));
 }
+
+/** suppressedDigests as one SELECT with its values written in (for locks.ts lockKeysThenRead); rows of `digest`. */
+export const suppressedDigestsRead = (digests: readonly string[]) => `select digest from suppressions where digest = any(${arrayLiteral(digests, 'text')})`;
 
 /** Whether any record has been withdrawn at all (an initial load skips the digests when none has). */
 export async function anySuppressions(db: Knex): Promise<boolean> {

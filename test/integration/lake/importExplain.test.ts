@@ -37,7 +37,12 @@ async function importCapturing(kind: 'person' | 'company', records: object[], ba
   const name = path.join(dir, `${kind}-${Date.now()}-${Math.random()}.ndjson`);
   fs.writeFileSync(name, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const statements: Statement[] = [];
-  const onQuery = (q: { sql: string; bindings?: unknown[] }) => statements.push({ sql: q.sql, bindings: q.bindings ?? [] });
+  // A query of several statements (locks.ts lockKeysThenRead: one simple query, values written in as
+  // literals that hold no `;` or line break) is explained statement by statement.
+  const onQuery = (q: { sql: string; bindings?: unknown[] }) => {
+    if (q.bindings?.length) statements.push({ sql: q.sql, bindings: q.bindings });
+    else for (const sql of q.sql.split(';\n')) statements.push({ sql, bindings: [] });
+  };
   lw.h.knex.on('query', onQuery);
   try {
     const report = await importFile(lw.h.knex, {

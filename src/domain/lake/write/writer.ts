@@ -111,27 +111,29 @@ export async function writeRecords<K extends LakeKind>(
 
   const write = async (trx: Knex.Transaction): Promise<WriteOutcome> => {
     if (kind === 'company') await sequentialCompanyWrites(trx);
-    const blocked = await suppressedDigests(trx, unique.flatMap(digestsOf));
-    const refused = blocked.size ? unique.filter((r) => digestsOf(r).some((d) => blocked.has(d))) : [];
-    let allowed = refused.length ? unique.filter((r) => !refused.includes(r)) : unique;
-    // A record refused for one withdrawn identifier is withdrawn by all of its identifiers from now on.
-    if (refused.length) await insertSuppressions(trx, kind, refused.flatMap(digestsOf));
-
     // Locks, always in this order (lake rows, then queue rows, each by id), so no two writers deadlock.
-    const ids = allowed.map((r) => r.id.toLowerCase());
-    const usernames = allowed.map(storedUsername);
-    const stored =
+    // The lake rows' identities are locked and, in the same round trip, the stored copies and the
+    // tombstones of the batch's identifiers read under those locks.
+    const ids = unique.map((r) => r.id.toLowerCase());
+    const usernames = unique.map(storedUsername);
+    const digests = unique.flatMap(digestsOf);
+    const { rows: stored, withdrawn: blocked } =
       kind === 'person'
-        ? await lockStoredPersons(trx, ids, usernames)
+        ? await lockStoredPersons(trx, ids, usernames, digests)
         : await lockStoredCompanies(
             trx,
             ids,
             usernames,
-            (allowed as CompanyRecord[]).map((r) => storedCompanyId(r.company_id)).filter((v): v is string => v !== undefined),
+            (unique as CompanyRecord[]).map((r) => storedCompanyId(r.company_id)).filter((v): v is string => v !== undefined),
+            digests,
           );
+    const refused = blocked.size ? unique.filter((r) => digestsOf(r).some((d) => blocked.has(d))) : [];
+    let allowed = refused.length ? unique.filter((r) => !refused.includes(r)) : unique;
+    // A record refused for one withdrawn identifier is withdrawn by all of its identifiers from now on.
+    if (refused.length) await insertSuppressions(trx, kind, refused.flatMap(digestsOf));
     let stale = 0;
     if (options.leaseToken) {
-      const held = await lockLeased(trx, kind, options.leaseToken, ids);
+      const held = await lockLeased(trx, kind, options.leaseToken, allowed.map((r) => r.id.toLowerCase()));
       const kept = allowed.filter((r) => held.has(r.id.toLowerCase()));
       stale = allowed.length - kept.length;
       allowed = kept;
