@@ -1,8 +1,9 @@
 /**
  * Where a bench process's database time goes: with BENCH_STATEMENT_TIMINGS=1, every query sent by
  * `pg` (knex's included) is timed from sent to answered, as the process sees it (the round trip and
- * the server's work), summed by statement text (its first 90 characters). `print()` writes the
- * largest to stderr. Bench code only: it wraps pg.Client.prototype.query in this process.
+ * the server's work), summed by statement text (its first 90 characters, with the values written
+ * into it, numbers and quoted strings, replaced by `N` and `'…'`, so one statement is one line).
+ * `print()` writes the largest to stderr. Bench code only: it wraps pg.Client.prototype.query in this process.
  */
 import pg from 'pg';
 
@@ -22,7 +23,11 @@ export function statementTimingsFromEnv(): StatementTimings | undefined {
   const original = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   (pg.Client.prototype as { query: unknown }).query = function timedQuery(this: pg.Client, ...args: unknown[]) {
     const first = args[0] as string | { text?: string } | undefined;
-    const text = (typeof first === 'string' ? first : (first?.text ?? '?')).replace(/\s+/g, ' ').slice(0, 90);
+    const text = (typeof first === 'string' ? first : (first?.text ?? '?'))
+      .replace(/'[^']*'/g, "'…'")
+      .replace(/-?\b\d+\b/g, 'N')
+      .replace(/\s+/g, ' ')
+      .slice(0, 90);
     const started = process.hrtime.bigint();
     const last = args[args.length - 1];
     if (typeof last === 'function') {

@@ -66,3 +66,38 @@ export async function endFetchLease(db: Knex | Knex.Transaction, subject: string
   }
   await db('realtime_fetch_leases').where({ subject: digest(subject), token }).delete();
 }
+
+/**
+ * The realtime write-back of a copy whose content did not change (the usual live fetch), as one
+ * statement: moves the lake row's `fetched_at` and stored text, re-verifies its refresh queue row,
+ * and ends the lease, only if the row still has the `fetched_at` it was read with (`readAt`): any
+ * other write of the record since (a refresh, an import, a realtime write-back elsewhere, a
+ * withdrawal that deleted it) moved or removed it, and then nothing is written and false is
+ * returned, for the caller to go through the lake writer, which locks and diffs. Its commit does not
+ * wait for the WAL flush, as for the writer's unchanged write-back: the usage row of the answer,
+ * committed durably after it, flushes it too. The lease table is the realtime half's; the lake
+ * tables are named as in lakeTables.ts.
+ */
+export async function touchUnmovedCopy(
+  db: Knex,
+  kind: 'person' | 'company',
+  row: { id: string; readAt: Date; fetchedAt: string; record: string },
+  lease: { subject: string; token: string },
+): Promise<boolean> {
+  const [table, queue, queueKey] = kind === 'person' ? ['persons', 'person_refresh', 'person_id'] : ['companies', 'company_refresh', 'company_id'];
+  const { rows } = await db.raw<{ rows: { touched: number }[] }>(
+    `with later as (select set_config('synchronous_commit', 'off', true)),
+     touched as (
+       update ${table} l set fetched_at = ?::timestamptz, record = ?::json
+       where l.id = ?::uuid and l.fetched_at = ?::timestamptz and exists (select 1 from later)
+       returning l.id),
+     queued as (
+       update ${queue} r set checked_at = ?::timestamptz, lease_token = null, lease_until = null
+       from touched where r.${queueKey} = touched.id),
+     ended as (
+       delete from realtime_fetch_leases where subject = ? and token = ?::uuid and exists (select 1 from touched))
+     select count(*)::int as touched from touched`,
+    [row.fetchedAt, row.record, row.id, row.readAt, row.fetchedAt, digest(lease.subject), lease.token],
+  );
+  return rows[0]!.touched > 0;
+}

@@ -13,7 +13,8 @@
  *      Idempotency-Key; one place for the price).
  *
  * No database connection is held while the source is asked (issue 20): the copy is read, the fetch
- * runs with nothing open, and the write-back is one short transaction. So calls waiting on a slow
+ * runs with nothing open, and the write-back is one statement when the copy did not change and the
+ * lake row was not written meanwhile (the usual case), else one short transaction of the writer. So calls waiting on a slow
  * source are bounded by the source's policy alone (LIVE_SOURCE_CONCURRENCY in flight,
  * LIVE_SOURCE_QUEUE waiting, beyond that 503 at once: resilience.ts), and lookups keep the pool.
  * One fetch per subject: concurrent calls in this process share it (Coalescer); across instances
@@ -26,13 +27,14 @@ import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records'
 import type { CompanyKey, PersonKey } from '../../model/identifiers';
 import { findCompanyCopy } from '../../db/repositories/companyRecords';
 import { findPersonCopy } from '../../db/repositories/personRecords';
-import { endFetchLease, takeFetchLease, type LeaseCopy } from '../../db/repositories/realtimeFetchLeases';
+import { hasIdentifierTable } from '../../db/repositories/lakeIdentifiers';
+import { endFetchLease, takeFetchLease, touchUnmovedCopy, type LeaseCopy } from '../../db/repositories/realtimeFetchLeases';
 import { insertUsage, insertUsageWithAnswer } from '../../db/repositories/realtimeUsage';
 import { REALTIME_UNIT_PRICE_DECIMAL, REALTIME_UNIT_PRICE_USD } from '../account/account';
 import { AppError, notFound } from '../errors';
 import { companyKeyFromQuery, personKeyFromQuery } from '../lake/identifiers';
 import { dataSubjectBlocked, isRecordWithdrawn, isWithdrawn } from '../lake/suppression';
-import { writeRecords } from '../lake/write/writer';
+import { unchangedText, writeRecords } from '../lake/write/writer';
 import type { Coalescer } from './coalesce';
 import { claim, release, requestHash, type IdempotencyScope } from './idempotency';
 import type { CompanyRef, LiveResult, LiveSource, UnavailableCause } from './source';
@@ -218,6 +220,18 @@ async function fetchOnce(
     const result = await rules.fetch(ref);
     if (result.status !== 'found') return result;
     const record = { ...result.record, id: copy?.id ?? result.record.id, fetched_at: (deps.now ?? (() => new Date()))().toISOString() };
+    // The usual case, a copy whose content did not change, in one statement (no lock, no
+    // transaction of several round trips): written only if the lake row still has the fetched_at
+    // the lookup read, else by the lake writer below, which locks and diffs (and refuses a
+    // withdrawn subject). Not on the distributed layout, whose writes go through the writer.
+    if (copy && !(await hasIdentifierTable(deps.db))) {
+      const text = unchangedText(rules.kind, copy, record as never);
+      const row = { id: copy.id, readAt: copy.fetched_at, fetchedAt: record.fetched_at, record: text ?? '' };
+      if (text !== undefined && (await touchUnmovedCopy(deps.db, rules.kind, row, { subject, token }))) {
+        leaseEnded = true;
+        return { status: 'found', source: 'live', id: copy.id, record: text };
+      }
+    }
     const outcome = await deps.db.transaction(async (trx) => {
       const written = await writeRecords(trx, rules.kind, [record as never], { origin: 'realtime' });
       // A copy that only moved its fetched_at commits without waiting for the WAL flush: the usage

@@ -524,3 +524,66 @@ describe('when the source fails', () => {
     await expect503(`username=${username(23)}&max_age=0`);
   });
 });
+
+describe('the write-back of a copy whose content did not change', () => {
+  /** The statements the app sends to its database while `fn` runs (knex's query events). */
+  async function statementsDuring<T>(fn: () => Promise<T>): Promise<{ result: T; sql: string[] }> {
+    const sql: string[] = [];
+    const listener = (q: { sql: string }) => void sql.push(q.sql.replace(/\s+/g, ' '));
+    h.knex.on('query', listener);
+    try {
+      return { result: await fn(), sql };
+    } finally {
+      h.knex.off('query', listener);
+    }
+  }
+  const WRITER_READ = 'select id, username, record::text as record from persons where id = any(';
+  const stored = async (u: string) => {
+    const row = await h.knex('persons as p').join('person_refresh as r', 'r.person_id', 'p.id').where('p.username', u).first('p.id', 'p.fetched_at', 'r.checked_at');
+    const changes = Number((await h.knex('change_log').where('subject_id', row.id).count<{ n: number }[]>({ n: '*' }))[0]!.n);
+    return { ...row, changes };
+  };
+
+  it('is one statement: the lake row, its queue row and the lease end, without the writer', async () => {
+    const u = username(41);
+    const before = await stored(u);
+    const { result: res, sql } = await statementsDuring(() => get(`username=${u}&max_age=0`));
+    expect(res.status).toBe(200);
+    expect(res.body.source).toBe('live');
+    const after = await stored(u);
+    expect(after.fetched_at.toISOString()).toBe(res.body.data.fetched_at);
+    expect(after.checked_at.toISOString()).toBe(res.body.data.fetched_at);
+    expect(after.fetched_at.getTime()).toBeGreaterThan(before.fetched_at.getTime());
+    expect(after.changes).toBe(before.changes);
+    expect(sql.some((s) => s.includes('update persons l set fetched_at'))).toBe(true);
+    expect(sql.some((s) => s.includes(WRITER_READ))).toBe(false);
+    expect(Number((await h.knex('realtime_fetch_leases').count<{ n: number }[]>({ n: '*' }))[0]!.n)).toBe(0);
+  });
+
+  it('a lake row written meanwhile (another fetched_at) goes through the lake writer instead', async () => {
+    const u = username(42);
+    const before = await stored(u);
+    // While the call is at the source, another writer re-verifies the record (as a refresh would).
+    const previous = source.target;
+    const simulator = previous;
+    source.target = Object.assign(Object.create(simulator) as typeof simulator, {
+      person: async (name: string) => {
+        if (name === u) await lake.h.knex('persons').where('username', u).update({ fetched_at: new Date(before.fetched_at.getTime() + 1000) });
+        return simulator.person(name);
+      },
+    });
+    try {
+      const { result: res, sql } = await statementsDuring(() => get(`username=${u}&max_age=0`));
+      expect(res.status).toBe(200);
+      expect(res.body.source).toBe('live');
+      expect(sql.some((s) => s.includes(WRITER_READ))).toBe(true);
+      const after = await stored(u);
+      expect(after.fetched_at.toISOString()).toBe(res.body.data.fetched_at);
+      expect(after.checked_at.toISOString()).toBe(res.body.data.fetched_at);
+      expect(after.changes).toBe(before.changes);
+      expect(Number((await h.knex('realtime_fetch_leases').count<{ n: number }[]>({ n: '*' }))[0]!.n)).toBe(0);
+    } finally {
+      source.target = previous;
+    }
+  });
+});

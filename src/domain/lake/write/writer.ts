@@ -187,6 +187,19 @@ export async function writeRecords<K extends LakeKind>(
 }
 
 /**
+ * The stored text of `record` if it says the same as the stored copy `stored` (read earlier, without
+ * a lock) apart from `fetched_at`, else undefined: the one test of "unchanged" writeRecords makes
+ * (normalized, stringified, compared by isSameRecord), for a caller that writes such a copy by a
+ * shorter path and falls back to writeRecords when it cannot (realtime.ts).
+ */
+export function unchangedText<K extends LakeKind>(kind: K, stored: { id: string; record: string }, record: LakeRecord<K>): string | undefined {
+  const next = normalize(kind, record as AnyRecord);
+  if (next.id.toLowerCase() !== stored.id.toLowerCase()) return undefined;
+  const text = JSON.stringify(next);
+  return isSameRecord(stored.record, text, () => ({ old: JSON.parse(stored.record) as AnyRecord, next })) ? text : undefined;
+}
+
+/**
  * The write of an initial load (importer.ts, `enrich import --initial-load`), in the caller's
  * transaction: the same outcome as writeRecords, by the shortest path when it can. Persons none of
  * whose identities is stored yet (the usual case in a lake being loaded) go as typed rows
