@@ -45,8 +45,16 @@ async function main() {
 
   const sim = await startSimulatorProcess(persons, companies);
   const env = { DATABASE_URL: db.url, LIVE_SOURCE_URL: sim.protocolUrl, REFRESH_IN_PROCESS: '0' };
-  const servers: { name: string; server: Server }[] = [{ name: 'this', server: await startServerProcess('fullStack.ts', env) }];
-  if (baseline) servers.unshift({ name: 'baseline', server: await startServerProcess('fullStack.ts', env, path.resolve(baseline)) });
+  const servers: { name: string; server: Server }[] = [];
+  try {
+    servers.push({ name: 'this', server: await startServerProcess('fullStack.ts', env) });
+    // A baseline whose migrations are older than this lake's refuses to start (the schema is newer).
+    if (baseline) servers.unshift({ name: 'baseline', server: await startServerProcess('fullStack.ts', env, path.resolve(baseline)) });
+  } catch (err) {
+    for (const { server } of servers) await server.stop();
+    await sim.stop();
+    throw err;
+  }
   let next = 0;
   const requests = (query: string): autocannon.Request[] => [
     { setupRequest: (req) => ({ ...req, path: `${query}${encodeURIComponent(usernames[next++ % usernames.length]!)}` }) },
