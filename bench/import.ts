@@ -15,6 +15,9 @@
  * round's figures; the machine is shared, so the ratios to the ceiling are the figures to compare
  * across runs. Also printed: the earlier anchor, COPY of the NDJSON into one jsonb column.
  *
+ * Runs as `enrich import` does, in a worker thread with the CLI's heap limits (bin/heap.js);
+ * BENCH_IMPORT_DEFAULT_HEAP=1 runs it with node's defaults instead.
+ *
  * Uses its own database `enrich_bench_imp_<pid>` on DATABASE_URL's server (default: the local
  * PostgreSQL at 127.0.0.1:5432), dropped at the end.
  */
@@ -22,6 +25,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { isMainThread, Worker, type ResourceLimits } from 'node:worker_threads';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { createKnex, dropDatabase, ensureDatabase, migrateLatest } from '../src/db/knex';
@@ -196,7 +200,21 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`${(err as Error).stack ?? err}\n`);
-  process.exitCode = 1;
-});
+// Measured as `enrich import` runs: in a worker thread with the CLI's heap limits (bin/heap.js).
+// BENCH_IMPORT_DEFAULT_HEAP=1 runs it on this thread, with node's defaults, for a side-by-side.
+if (isMainThread && process.env.BENCH_IMPORT_DEFAULT_HEAP !== '1') {
+  const { IMPORT_RESOURCE_LIMITS } = require('../bin/heap') as { IMPORT_RESOURCE_LIMITS: ResourceLimits };
+  const worker = new Worker(`require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(__filename)});`, {
+    eval: true,
+    argv: process.argv.slice(2),
+    resourceLimits: IMPORT_RESOURCE_LIMITS,
+  });
+  worker.on('exit', (code) => {
+    process.exitCode = code;
+  });
+} else {
+  main().catch((err) => {
+    process.stderr.write(`${(err as Error).stack ?? err}\n`);
+    process.exitCode = 1;
+  });
+}

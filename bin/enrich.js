@@ -44,8 +44,41 @@ function cli() {
   return require(compiled);
 }
 
-cli()
-  .runCli(process.argv.slice(2))
-  .then((code) => {
-    process.exitCode = code;
+const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
+
+/** The terminal facts of this process's stdout and stderr, which a worker's own streams lack. */
+const terminalOf = (stream) => (stream.isTTY ? { columns: stream.columns, rows: stream.rows } : null);
+
+if (isMainThread && process.argv[2] === 'import') {
+  // `enrich import` in a worker thread with a larger young generation (bin/heap.js says why); its
+  // output goes to this process's stdout and stderr, and its exit code becomes this one's.
+  const { IMPORT_RESOURCE_LIMITS } = require('./heap');
+  const worker = new Worker(__filename, {
+    argv: process.argv.slice(2),
+    resourceLimits: IMPORT_RESOURCE_LIMITS,
+    workerData: { terminals: { stdout: terminalOf(process.stdout), stderr: terminalOf(process.stderr) } },
   });
+  worker.on('message', (message) => {
+    if (message && typeof message.exitCode === 'number') process.exitCode = message.exitCode;
+  });
+  worker.on('error', (err) => {
+    process.stderr.write(`${(err && err.stack) || err}\n`);
+    process.exitCode = 1;
+  });
+  worker.on('exit', (code) => {
+    if (code !== 0 && !process.exitCode) process.exitCode = code;
+  });
+} else {
+  // In the worker: what it writes reaches this terminal through the parent, so the progress bar is
+  // drawn as it would be in the parent (cli-progress asks the stream whether it is a terminal).
+  for (const name of ['stdout', 'stderr']) {
+    const terminal = !isMainThread && workerData && workerData.terminals && workerData.terminals[name];
+    if (terminal) Object.assign(process[name], { isTTY: true, columns: terminal.columns, rows: terminal.rows });
+  }
+  cli()
+    .runCli(process.argv.slice(2))
+    .then((code) => {
+      process.exitCode = code;
+      if (!isMainThread) parentPort.postMessage({ exitCode: code });
+    });
+}
