@@ -8,7 +8,8 @@
 import type { Knex } from 'knex';
 import type { LakeKind } from '../../model/records';
 
-const TABLES: Record<LakeKind, { table: string; queue: string; queueKey: string }> = {
+/** Each kind's lake table, its refresh queue table and the queue's key column. */
+export const TABLES: Record<LakeKind, { table: string; queue: string; queueKey: string }> = {
   person: { table: 'persons', queue: 'person_refresh', queueKey: 'person_id' },
   company: { table: 'companies', queue: 'company_refresh', queueKey: 'company_id' },
 };

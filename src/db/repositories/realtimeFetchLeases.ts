@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { integerLiteral, literal } from '../literals';
+import { TABLES } from './lakeTables';
 
 /** A subject is stored as a one-way hash: a lease left by a crash names no one (withdrawal has nothing to erase here). */
 const digest = (subject: string) => createHash('sha256').update(subject).digest('hex');
@@ -76,7 +77,7 @@ export async function endFetchLease(db: Knex | Knex.Transaction, subject: string
  * returned, for the caller to go through the lake writer, which locks and diffs. Its commit does not
  * wait for the WAL flush, as for the writer's unchanged write-back: the usage row of the answer,
  * committed durably after it, flushes it too. The lease table is the realtime half's; the lake
- * tables are named as in lakeTables.ts.
+ * tables are lakeTables.ts's.
  */
 export async function touchUnmovedCopy(
   db: Knex,
@@ -84,7 +85,7 @@ export async function touchUnmovedCopy(
   row: { id: string; readAt: Date; fetchedAt: string; record: string },
   lease: { subject: string; token: string },
 ): Promise<boolean> {
-  const [table, queue, queueKey] = kind === 'person' ? ['persons', 'person_refresh', 'person_id'] : ['companies', 'company_refresh', 'company_id'];
+  const { table, queue, queueKey } = TABLES[kind];
   const { rows } = await db.raw<{ rows: { touched: number }[] }>(
     `with later as (select set_config('synchronous_commit', 'off', true)),
      touched as (

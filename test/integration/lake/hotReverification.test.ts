@@ -11,6 +11,7 @@ import type { Knex } from 'knex';
 import { supportsLz4 } from '../../../src/db/migrations/20261206000100_hot_reverification';
 import { queueStats } from '../../../src/db/repositories/refreshQueue';
 import { writeRecords } from '../../../src/domain/lake/write/writer';
+import type { CompanyRecord, PersonRecord } from '../../../src/model/records';
 import { onCitus } from '../../helpers/clusterDatabase';
 import { companyRecord, personRecord } from '../../helpers/lakeRecords';
 import { useLakeWorld } from '../../helpers/lakeWorld';
@@ -53,16 +54,22 @@ async function onePerPage<R extends { id: string }>(table: 'persons' | 'companie
   return records.filter((r) => ids.has(r.id));
 }
 
+/** Re-verifies one record of each page (onePerPage; at least two) at a new fetched_at, in one transaction. */
+async function reverifyOnePerPage<R extends PersonRecord | CompanyRecord>(table: 'persons' | 'companies', kind: 'person' | 'company', records: R[]) {
+  const picked = await onePerPage(table, records);
+  expect(picked.length).toBeGreaterThan(1);
+  const counts = await updates(lake.h.knex, table, (trx) =>
+    writeRecords(trx, kind, picked.map((r) => ({ ...r, fetched_at: '2026-11-20T09:30:00.000Z' })) as never),
+  );
+  return { picked, counts };
+}
+
 // The counters are the coordinator's; on the distributed layout the rows live in the workers' shards.
 (onCitus() ? describe.skip : describe)('re-verifying an unchanged record', () => {
   it('is a HOT update: the persons row moves on its page, no index is written', async () => {
     const records = Array.from({ length: 60 }, (_, i) => personRecord({ fetched_at: `2026-10-0${1 + (i % 9)}T08:00:00.000Z` }));
     await lake.addPersons(...records);
-    const picked = await onePerPage('persons', records);
-    expect(picked.length).toBeGreaterThan(1);
-    const counts = await updates(lake.h.knex, 'persons', (trx) =>
-      writeRecords(trx, 'person', picked.map((r) => ({ ...r, fetched_at: '2026-11-20T09:30:00.000Z' }))),
-    );
+    const { picked, counts } = await reverifyOnePerPage('persons', 'person', records);
     expect(counts).toEqual({ updated: picked.length, hot: picked.length });
     const stored = await lake.h.knex('persons').whereIn('id', picked.map((r) => r.id)).pluck('fetched_at');
     expect(stored.map((d: Date) => d.toISOString())).toEqual(picked.map(() => '2026-11-20T09:30:00.000Z'));
@@ -71,11 +78,7 @@ async function onePerPage<R extends { id: string }>(table: 'persons' | 'companie
   it('so is a company re-verification', async () => {
     const records = Array.from({ length: 20 }, () => companyRecord({ fetched_at: '2026-10-01T08:00:00.000Z' }));
     await lake.addCompanies(...records);
-    const picked = await onePerPage('companies', records);
-    expect(picked.length).toBeGreaterThan(1);
-    const counts = await updates(lake.h.knex, 'companies', (trx) =>
-      writeRecords(trx, 'company', picked.map((r) => ({ ...r, fetched_at: '2026-11-20T09:30:00.000Z' }))),
-    );
+    const { picked, counts } = await reverifyOnePerPage('companies', 'company', records);
     expect(counts).toEqual({ updated: picked.length, hot: picked.length });
   });
 

@@ -156,7 +156,7 @@ export async function writeRecords<K extends LakeKind>(
       }
       let parsed: AnyRecord | undefined;
       const parseOld = () => (parsed ??= JSON.parse(old.record) as AnyRecord);
-      if (old.id.toLowerCase() === record.id.toLowerCase() && isSameRecord(old.record, text, () => ({ old: parseOld(), next: record }))) {
+      if (sameAsStored(old, record, text, parseOld)) {
         touched.push({ id: record.id, fetchedAt: record.fetched_at, record: old.record === text ? null : text });
         continue;
       }
@@ -194,9 +194,13 @@ export async function writeRecords<K extends LakeKind>(
  */
 export function unchangedText<K extends LakeKind>(kind: K, stored: { id: string; record: string }, record: LakeRecord<K>): string | undefined {
   const next = normalize(kind, record as AnyRecord);
-  if (next.id.toLowerCase() !== stored.id.toLowerCase()) return undefined;
   const text = JSON.stringify(next);
-  return isSameRecord(stored.record, text, () => ({ old: JSON.parse(stored.record) as AnyRecord, next })) ? text : undefined;
+  return sameAsStored(stored, next, text, () => JSON.parse(stored.record) as AnyRecord) ? text : undefined;
+}
+
+/** "Unchanged": the same id as the stored copy, and the same content apart from `fetched_at`. */
+function sameAsStored(stored: { id: string; record: string }, next: AnyRecord, nextText: string, parseStored: () => AnyRecord): boolean {
+  return stored.id.toLowerCase() === next.id.toLowerCase() && isSameRecord(stored.record, nextText, () => ({ old: parseStored(), next }));
 }
 
 /**
