@@ -26,6 +26,7 @@ import * as walkOrder from './20261204000500_walk_order';
 import * as eventFeed from './20261204002300_event_feed';
 import * as importCheckpoints from './20261205002200_import_checkpoints';
 import * as hotReverification from './20261206000100_hot_reverification';
+import * as splicedFetchedAt from './20261207000100_spliced_fetched_at';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '20261204002300_event_feed': eventFeed,
   '20261205002200_import_checkpoints': importCheckpoints,
   '20261206000100_hot_reverification': hotReverification,
+  '20261207000100_spliced_fetched_at': splicedFetchedAt,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

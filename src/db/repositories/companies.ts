@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
 import { boundedCount, pageQuery, splitPage, term, totalOf, type ListResult, type OrderTerm, type Page } from './pages';
+import { recordText } from './lakeTables';
 import { inPageOrder, listPersons, pageWithTotal, STAFF_ORDER, STARTED_ORDER, type PersonSearchHit } from './personHits';
 
 export type CompanySearchHit = components['schemas']['CompanySearchHit'];
@@ -71,7 +72,7 @@ async function hitsOf(db: Knex, ids: string[]): Promise<CompanySearchHit[]> {
     `select companies.id, ${HIT} as hit
      from companies
      -- offset 0 keeps the subquery whole: inlined, every r->'x' would parse the record again.
-     cross join lateral (select companies.record::jsonb as r offset 0) rec
+     cross join lateral (select ${recordText('companies')}::jsonb as r offset 0) rec
      where companies.id = any(?::uuid[])`,
     [ids],
   );

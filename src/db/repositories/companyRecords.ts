@@ -4,7 +4,7 @@ import { dropIdentifiers, hasIdentifierTable, replaceIdentifiers } from './lakeI
 import { lockKeysThenRead } from './locks';
 import { arrayLiteral } from '../literals';
 import { suppressedDigestsRead } from './suppressions';
-import { deleteRecord, findFreshness, touchRecords } from './lakeTables';
+import { deleteRecord, findFreshness, recordText, touchRecords, type TouchRow } from './lakeTables';
 import { stagedInput } from './staging';
 import { preparedQuery } from '../knex';
 import type { CompanyRecord } from '../../model/records';
@@ -13,7 +13,7 @@ import type { CompanyRecord } from '../../model/records';
 export type CompanyKeyColumn = 'id' | 'username' | 'company_id';
 
 export async function findCompanyRecord(db: Knex, column: CompanyKeyColumn, value: string): Promise<CompanyRecord | undefined> {
-  const row = await db('companies').where(column, value).first('record');
+  const row = await db('companies').where(column, value).first(db.raw(`${recordText()}::json as record`));
   return row?.record;
 }
 
@@ -22,7 +22,7 @@ export async function findCompanyJson(db: Knex, column: CompanyKeyColumn, value:
   const rows = await preparedQuery<{ record: string }>(
     db,
     `company_json_by_${column}`,
-    `select record::text as record from companies where ${column} = $1`,
+    `select ${recordText()} as record from companies where ${column} = $1`,
     [value],
   );
   return rows[0]?.record;
@@ -42,7 +42,7 @@ export async function findCompanyCopy(db: Knex, column: CompanyKeyColumn, value:
   const rows = await preparedQuery<CompanyCopy>(
     db,
     `company_copy_by_${column}`,
-    `select id, username, company_id::text as company_id, fetched_at, record::text as record from companies where ${column} = $1`,
+    `select id, username, company_id::text as company_id, fetched_at, ${recordText()} as record from companies where ${column} = $1`,
     [value],
   );
   return rows[0];
@@ -96,7 +96,7 @@ export async function upsertCompanies(
        industries = excluded.industries, staff_count = excluded.staff_count,
        hq_country_code = excluded.hq_country_code, hq_city = excluded.hq_city,
        founded_year = excluded.founded_year, fetched_at = excluded.fetched_at,
-       industries_lower = excluded.industries_lower, search_words = excluded.search_words, record = excluded.record`,
+       industries_lower = excluded.industries_lower, search_words = excluded.search_words, record = excluded.record, fetched_at_text = null`,
     input.bindings,
   );
   // The queue row of a company whose username or company_id another id took over goes with it: by
@@ -131,7 +131,7 @@ export async function lockStoredCompanies(
   digests: readonly string[] = [],
 ): Promise<{ rows: StoredCompanyRow[]; withdrawn: Set<string> }> {
   if (!ids.length) return { rows: [], withdrawn: new Set() };
-  const read = `select id, username, company_id::text as company_id, record::text as record from companies
+  const read = `select id, username, company_id::text as company_id, ${recordText()} as record from companies
     where id = any(${arrayLiteral(ids, 'uuid')}) or username = any(${arrayLiteral(usernames, 'text')}) or company_id = any(${arrayLiteral(companyIds, 'bigint')})`;
   const locks = [...ids.map(companyIdLock), ...usernames.map((u) => `company:username:${u}`), ...companyIds.map((c) => `company:company_id:${c}`)];
   const [stored, blocked] = (await lockKeysThenRead(trx, locks, [read, suppressedDigestsRead(digests)])) as [StoredCompanyRow[], { digest: string }[]];
@@ -157,8 +157,8 @@ export async function sequentialCompanyWrites(trx: Knex.Transaction): Promise<vo
 /** The advisory lock of one company id (lockStoredCompanies). */
 export const companyIdLock = (id: string) => `company:id:${id.toLowerCase()}`;
 
-/** As touchPersons: only fetched_at (column and stored text) and the queue row move. */
-export const touchCompanies = (trx: Knex.Transaction, rows: readonly { id: string; fetchedAt: string; record: string | null }[]) =>
+/** As touchPersons: only fetched_at and the queue row move. */
+export const touchCompanies = (trx: Knex.Transaction, rows: readonly TouchRow[]) =>
   touchRecords(trx, 'company', rows);
 
 /** VACUUM of the companies table: a deleted row's bytes stay in the table pages until then. */

@@ -28,26 +28,46 @@ export async function deleteRecord(db: Knex, kind: LakeKind, id: string): Promis
 }
 
 /**
- * Records whose content is unchanged: only fetched_at moves (the column and the stored text, which
- * carries it), and the refresh queue row with it. Index tables and search columns stay.
- * A row whose `record` is null is stored exactly as it comes (same text, so the same fetched_at):
- * its lake row is left as it is (rewriting it would change nothing but cost a new row version
- * and an entry in every index), and only its refresh queue row is re-verified, when not already.
+ * The text of a lake row's record as served: the stored text with the `fetched_at` of its last
+ * re-verification put in (migration 20261207000100_spliced_fetched_at). Every read of the text goes
+ * through it; `alias` names the lake table in a query that joins others.
  */
-export async function touchRecords(
-  trx: Knex.Transaction,
-  kind: LakeKind,
-  rows: readonly { id: string; fetchedAt: string; record: string | null }[],
-): Promise<void> {
+export const recordText = (alias?: string) => {
+  const at = alias ? `${alias}.` : '';
+  return `lake_record_text(${at}record, ${at}fetched_at_text)`;
+};
+
+/** A re-verified record: its new fetched_at, and how its text moves (domain/lake/write/splice.ts). */
+export interface TouchRow {
+  id: string;
+  fetchedAt: string;
+  /** The whole new text to store, or null when the stored text stands. */
+  record: string | null;
+  /** The new fetched_at value spliced into the stored text at read time, or null. */
+  fetchedAtText: string | null;
+}
+
+/**
+ * Records whose content is unchanged: only fetched_at moves, and the refresh queue row with it.
+ * Index tables and search columns stay. Usually the stored text stands and the new value goes in
+ * `fetched_at_text` (two narrow columns: a HOT update that writes no TOAST value); a row with a
+ * whole new `record` (a text that cannot be spliced, splice.ts) stores it and clears
+ * `fetched_at_text`; a row with neither is stored exactly as it comes (same text, so the same
+ * fetched_at): its lake row is left as it is (rewriting it would change nothing but cost a new row
+ * version), and only its refresh queue row is re-verified, when not already.
+ */
+export async function touchRecords(trx: Knex.Transaction, kind: LakeKind, rows: readonly TouchRow[]): Promise<void> {
   if (!rows.length) return;
   const { table, queue, queueKey } = TABLES[kind];
   await trx.raw(
-    `with input as (select * from unnest(?::uuid[], ?::timestamptz[], ?::text[]) as t(id, fetched_at, doc)),
-     touched as (update ${table} l set fetched_at = input.fetched_at, record = input.doc::json
-                 from input where l.id = input.id and input.doc is not null)
+    `with input as (select * from unnest(?::uuid[], ?::timestamptz[], ?::text[], ?::text[]) as t(id, fetched_at, doc, fetched_text)),
+     -- record = l.record keeps the stored value as it is (its TOAST pointer): nothing is rewritten.
+     touched as (update ${table} l set fetched_at = input.fetched_at, record = coalesce(input.doc::json, l.record),
+                   fetched_at_text = input.fetched_text
+                 from input where l.id = input.id and (input.doc is not null or input.fetched_text is not null))
      update ${queue} r set checked_at = input.fetched_at, lease_token = null, lease_until = null
      from input where r.${queueKey} = input.id
        and (r.checked_at is distinct from input.fetched_at or r.lease_token is not null or r.lease_until is not null)`,
-    [rows.map((r) => r.id), rows.map((r) => r.fetchedAt), rows.map((r) => r.record) as string[]],
+    [rows.map((r) => r.id), rows.map((r) => r.fetchedAt), rows.map((r) => r.record) as string[], rows.map((r) => r.fetchedAtText) as string[]],
   );
 }

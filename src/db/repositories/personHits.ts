@@ -8,6 +8,7 @@
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
 import { COMPANY_ID_SQL_PATTERN } from '../../model/identifiers';
+import { recordText } from './lakeTables';
 import { boundedCount, pageQuery, splitPage, term, totalOf, TOTAL_BOUND, type ListResult, type OrderTerm, type Page } from './pages';
 
 export type PersonSearchHit = components['schemas']['PersonSearchHit'];
@@ -121,7 +122,7 @@ async function hitsOf<T>(db: Knex, page: PageRow[], extra?: HitExtra): Promise<T
      left join person_positions pp on pp.person_id = persons.id
        and pp.ordinal = (?::int[])[array_position(?::uuid[], persons.id)]
      -- offset 0 keeps the subquery whole: inlined, every r->'x' would parse the record again.
-     cross join lateral (select persons.record::jsonb as r offset 0) rec
+     cross join lateral (select ${recordText('persons')}::jsonb as r offset 0) rec
      where persons.id = any(?::uuid[])`,
     [page.map((r) => r.ordinal ?? null), ids, ids] as Knex.RawBinding[],
   );

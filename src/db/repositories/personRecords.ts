@@ -8,7 +8,7 @@ import { dropIdentifiers, idsByIdentifier, replaceIdentifiers } from './lakeIden
 import { lockKeysThenRead } from './locks';
 import { arrayLiteral } from '../literals';
 import { suppressedDigestsRead } from './suppressions';
-import { deleteRecord, touchRecords } from './lakeTables';
+import { deleteRecord, recordText, touchRecords, type TouchRow } from './lakeTables';
 import { connectionOf, stagedInput } from './staging';
 import type { PersonRecord } from '../../model/records';
 import { Readable } from 'node:stream';
@@ -34,7 +34,7 @@ export async function findPersonRecord(db: Knex, by: PersonKeyColumn, key: strin
   const at = await routed(db, by, key);
   if (!at) return undefined;
   const { column, value } = at;
-  const row = await db('persons').where(column, value).first('record');
+  const row = await db('persons').where(column, value).first(db.raw(`${recordText()}::json as record`));
   return row?.record;
 }
 
@@ -50,7 +50,7 @@ export async function findPersonJson(db: Knex, by: PersonKeyColumn, key: string)
 const JSON_BY = Object.fromEntries(
   (['id', 'username', 'network_id', 'network_urn'] as const).map((column) => [
     column,
-    { name: `person_json_by_${column}`, text: `select record::text as record from persons where ${column} = $1` },
+    { name: `person_json_by_${column}`, text: `select ${recordText()} as record from persons where ${column} = $1` },
   ]),
 ) as Record<PersonKeyColumn, { name: string; text: string }>;
 
@@ -70,7 +70,7 @@ export async function findPersonCopy(db: Knex, by: PersonKeyColumn, key: string)
   const rows = await preparedQuery<LakeCopy>(
     db,
     `person_copy_by_${column}`,
-    `select id, username, fetched_at, record::text as record from persons where ${column} = $1`,
+    `select id, username, fetched_at, ${recordText()} as record from persons where ${column} = $1`,
     [value],
   );
   return rows[0];
@@ -100,13 +100,13 @@ export async function findPersonsJson(
   if (byUsername !== undefined) {
     // `id = any(...)` alone: an OR with another column would keep Citus from pruning the shards.
     const { rows } = await db.raw<{ rows: PersonJsonRow[] }>(
-      'select id, username, record::text as record from persons where id = any(?::uuid[])',
+      `select id, username, ${recordText()} as record from persons where id = any(?::uuid[])`,
       [[...keys.ids, ...byUsername]],
     );
     return rows;
   }
   const { rows } = await db.raw<{ rows: PersonJsonRow[] }>(
-    'select id, username, record::text as record from persons where username = any(?::text[]) or id = any(?::uuid[])',
+    `select id, username, ${recordText()} as record from persons where username = any(?::text[]) or id = any(?::uuid[])`,
     [keys.usernames as string[], keys.ids as string[]],
   );
   return rows;
@@ -182,7 +182,7 @@ export async function upsertPersons(
          geo_country_code = excluded.geo_country_code, geo_city = excluded.geo_city,
          current_started_on = excluded.current_started_on, fetched_at = excluded.fetched_at, skills = excluded.skills,
          previous_company_id = excluded.previous_company_id, previous_company = excluded.previous_company,
-         changed_employer = excluded.changed_employer, record = excluded.record
+         changed_employer = excluded.changed_employer, record = excluded.record, fetched_at_text = null
        returning 1),
      positions as (
        insert into person_positions (person_id, ordinal, company_id, company_name, title, is_current, started_on,
@@ -246,7 +246,7 @@ export async function lockStoredPersons(
   digests: readonly string[] = [],
 ): Promise<{ rows: StoredRow[]; withdrawn: Set<string> }> {
   if (!ids.length) return { rows: [], withdrawn: new Set() };
-  const read = `select id, username, record::text as record from persons where id = any(${arrayLiteral(ids, 'uuid')}) or username = any(${arrayLiteral(usernames, 'text')})`;
+  const read = `select id, username, ${recordText()} as record from persons where id = any(${arrayLiteral(ids, 'uuid')}) or username = any(${arrayLiteral(usernames, 'text')})`;
   const locks = [...ids.map(personIdLock), ...usernames.map((u) => `person:username:${u}`)];
   const [stored, blocked] = (await lockKeysThenRead(trx, locks, [read, suppressedDigestsRead(digests)])) as [StoredRow[], { digest: string }[]];
   const withdrawn = new Set(blocked.map((r) => r.digest));
@@ -261,7 +261,7 @@ export async function lockStoredPersons(
 export const personIdLock = (id: string) => `person:id:${id.toLowerCase()}`;
 
 /** A person whose content is unchanged: only fetched_at and its queue row move (lakeTables.ts touchRecords). */
-export const touchPersons = (trx: Knex.Transaction, rows: readonly { id: string; fetchedAt: string; record: string | null }[]) =>
+export const touchPersons = (trx: Knex.Transaction, rows: readonly TouchRow[]) =>
   touchRecords(trx, 'person', rows);
 
 /** Any one username, for the demo's ready-to-paste curl line. */

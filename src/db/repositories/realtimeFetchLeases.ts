@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { integerLiteral, literal } from '../literals';
-import { TABLES } from './lakeTables';
+import { TABLES, type TouchRow } from './lakeTables';
 
 /** A subject is stored as a one-way hash: a lease left by a crash names no one (withdrawal has nothing to erase here). */
 const digest = (subject: string) => createHash('sha256').update(subject).digest('hex');
@@ -70,7 +70,8 @@ export async function endFetchLease(db: Knex | Knex.Transaction, subject: string
 
 /**
  * The realtime write-back of a copy whose content did not change (the usual live fetch), as one
- * statement: moves the lake row's `fetched_at` and stored text, re-verifies its refresh queue row,
+ * statement: moves the lake row's `fetched_at` (spliced into its stored text, or the text stored
+ * whole, as lakeTables.ts touchRecords), re-verifies its refresh queue row,
  * and ends the lease, only if the row still has the `fetched_at` it was read with (`readAt`): any
  * other write of the record since (a refresh, an import, a realtime write-back elsewhere, a
  * withdrawal that deleted it) moved or removed it, and then nothing is written and false is
@@ -82,14 +83,14 @@ export async function endFetchLease(db: Knex | Knex.Transaction, subject: string
 export async function touchUnmovedCopy(
   db: Knex,
   kind: 'person' | 'company',
-  row: { id: string; readAt: Date; fetchedAt: string; record: string },
+  row: Omit<TouchRow, 'id'> & { id: string; readAt: Date },
   lease: { subject: string; token: string },
 ): Promise<boolean> {
   const { table, queue, queueKey } = TABLES[kind];
   const { rows } = await db.raw<{ rows: { touched: number }[] }>(
     `with later as (select set_config('synchronous_commit', 'off', true)),
      touched as (
-       update ${table} l set fetched_at = ?::timestamptz, record = ?::json
+       update ${table} l set fetched_at = ?::timestamptz, record = coalesce(?::json, l.record), fetched_at_text = ?::text
        where l.id = ?::uuid and l.fetched_at = ?::timestamptz and exists (select 1 from later)
        returning l.id),
      queued as (
@@ -98,7 +99,7 @@ export async function touchUnmovedCopy(
      ended as (
        delete from realtime_fetch_leases where subject = ? and token = ?::uuid and exists (select 1 from touched))
      select count(*)::int as touched from touched`,
-    [row.fetchedAt, row.record, row.id, row.readAt, row.fetchedAt, digest(lease.subject), lease.token],
+    [row.fetchedAt, row.record, row.fetchedAtText, row.id, row.readAt, row.fetchedAt, digest(lease.subject), lease.token],
   );
   return rows[0]!.touched > 0;
 }

@@ -34,7 +34,7 @@ import { REALTIME_UNIT_PRICE_DECIMAL, REALTIME_UNIT_PRICE_USD } from '../account
 import { AppError, notFound } from '../errors';
 import { companyKeyFromQuery, personKeyFromQuery } from '../lake/identifiers';
 import { dataSubjectBlocked, isRecordWithdrawn, isWithdrawn } from '../lake/suppression';
-import { unchangedText, writeRecords } from '../lake/write/writer';
+import { unchangedCopy, writeRecords } from '../lake/write/writer';
 import type { Coalescer } from './coalesce';
 import { claim, release, requestHash, type IdempotencyScope } from './idempotency';
 import type { CompanyRef, LiveResult, LiveSource, UnavailableCause } from './source';
@@ -225,11 +225,13 @@ async function fetchOnce(
     // the lookup read, else by the lake writer below, which locks and diffs (and refuses a
     // withdrawn subject). Not on the distributed layout, whose writes go through the writer.
     if (copy && !(await hasIdentifierTable(deps.db))) {
-      const text = unchangedText(rules.kind, copy, record as never);
-      const row = { id: copy.id, readAt: copy.fetched_at, fetchedAt: record.fetched_at, record: text ?? '' };
-      if (text !== undefined && (await touchUnmovedCopy(deps.db, rules.kind, row, { subject, token }))) {
-        leaseEnded = true;
-        return { status: 'found', source: 'live', id: copy.id, record: text };
+      const unchanged = unchangedCopy(rules.kind, copy, record as never);
+      if (unchanged) {
+        const row = { id: copy.id, readAt: copy.fetched_at, fetchedAt: record.fetched_at, ...unchanged.touch };
+        if (await touchUnmovedCopy(deps.db, rules.kind, row, { subject, token })) {
+          leaseEnded = true;
+          return { status: 'found', source: 'live', id: copy.id, record: unchanged.text };
+        }
       }
     }
     const outcome = await deps.db.transaction(async (trx) => {

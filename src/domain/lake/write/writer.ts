@@ -25,6 +25,8 @@ import { lockLeased } from '../../../db/repositories/refreshQueue';
 import { anySuppressions, insertSuppressions, suppressedDigests } from '../../../db/repositories/suppressions';
 import { recordChanges, type ChangeOrigin } from './changes';
 import { diffRecords, isSameRecord, type ChangeEntry } from './diff';
+import { reverification, type Reverification } from './splice';
+import type { TouchRow } from '../../../db/repositories/lakeTables';
 import { storedCompanyId } from '../../../model/identifiers';
 import { normalizeIdentifier } from '../identifiers';
 import { companyDigests, personDigests } from '../suppression';
@@ -140,8 +142,8 @@ export async function writeRecords<K extends LakeKind>(
     }
     const storedCopyOf = storedCopyFinder(kind, stored);
 
-    // `record` null: stored exactly as it comes (same text), so only its refresh queue row moves.
-    const touched: { id: string; fetchedAt: string; record: string | null }[] = [];
+    // Unchanged records: only fetched_at moves, usually spliced into the stored text (splice.ts).
+    const touched: TouchRow[] = [];
     const replaced: AnyRecord[] = [];
     const changes: ChangeEntry[] = [];
     // The text each record is stored as: the repositories store JSON.stringify of the record as is.
@@ -157,7 +159,7 @@ export async function writeRecords<K extends LakeKind>(
       let parsed: AnyRecord | undefined;
       const parseOld = () => (parsed ??= JSON.parse(old.record) as AnyRecord);
       if (sameAsStored(old, record, text, parseOld)) {
-        touched.push({ id: record.id, fetchedAt: record.fetched_at, record: old.record === text ? null : text });
+        touched.push({ id: record.id, fetchedAt: record.fetched_at, ...reverification(old.record, text, record.fetched_at) });
         continue;
       }
       replaced.push(record);
@@ -187,15 +189,21 @@ export async function writeRecords<K extends LakeKind>(
 }
 
 /**
- * The stored text of `record` if it says the same as the stored copy `stored` (read earlier, without
- * a lock) apart from `fetched_at`, else undefined: the one test of "unchanged" writeRecords makes
- * (normalized, stringified, compared by isSameRecord), for a caller that writes such a copy by a
- * shorter path and falls back to writeRecords when it cannot (realtime.ts).
+ * The stored text of `record` and how its lake row moves to it (splice.ts), if it says the same as
+ * the stored copy `stored` (read earlier, without a lock) apart from `fetched_at`, else undefined:
+ * the one test of "unchanged" writeRecords makes (normalized, stringified, compared by
+ * isSameRecord), for a caller that writes such a copy by a shorter path and falls back to
+ * writeRecords when it cannot (realtime.ts).
  */
-export function unchangedText<K extends LakeKind>(kind: K, stored: { id: string; record: string }, record: LakeRecord<K>): string | undefined {
+export function unchangedCopy<K extends LakeKind>(
+  kind: K,
+  stored: { id: string; record: string },
+  record: LakeRecord<K>,
+): { text: string; touch: Reverification } | undefined {
   const next = normalize(kind, record as AnyRecord);
   const text = JSON.stringify(next);
-  return sameAsStored(stored, next, text, () => JSON.parse(stored.record) as AnyRecord) ? text : undefined;
+  if (!sameAsStored(stored, next, text, () => JSON.parse(stored.record) as AnyRecord)) return undefined;
+  return { text, touch: reverification(stored.record, text, next.fetched_at) };
 }
 
 /** "Unchanged": the same id as the stored copy, and the same content apart from `fetched_at`. */
