@@ -41,6 +41,9 @@ export function companyRecord(overrides: Partial<CompanyRecord> = {}): CompanyRe
   };
 }
 
+/** A record's served text in SQL (the stored text with its last re-verification's fetched_at: model/recordText.ts). */
+export const SERVED_RECORD = 'lake_record_text(record, fetched_at_text)';
+
 export async function storePersons(db: Knex, ...records: PersonRecord[]): Promise<void> {
   await writeRecords(db, 'person', records);
 }

@@ -7,7 +7,6 @@
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
 import { boundedCount, pageQuery, splitPage, term, totalOf, type ListResult, type OrderTerm, type Page } from './pages';
-import { recordText } from './lakeTables';
 import { inPageOrder, listPersons, pageWithTotal, STAFF_ORDER, STARTED_ORDER, type PersonSearchHit } from './personHits';
 
 export type CompanySearchHit = components['schemas']['CompanySearchHit'];
@@ -29,7 +28,8 @@ const HIT = `json_build_object(
   'id', r->'id', 'company_id', r->'company_id', 'name', r->'name', 'username', r->'username',
   'network_url', r->'network_url', 'industries', coalesce(r->'industries', '[]'), 'staff_count', r->'staff_count',
   'hq_city', r->'hq_city', 'hq_country_code', r->'hq_country_code', 'founded_year', r->'founded_year',
-  'fetched_at', r->'fetched_at')`;
+  -- A re-verified record's fetched_at is kept beside its stored text (model/recordText.ts).
+  'fetched_at', coalesce(to_jsonb(companies.fetched_at_text), r->'fetched_at'))`;
 
 /**
  * Companies without a query: by id, a key the refresh never moves. Not by headcount: the refresh
@@ -72,7 +72,7 @@ async function hitsOf(db: Knex, ids: string[]): Promise<CompanySearchHit[]> {
     `select companies.id, ${HIT} as hit
      from companies
      -- offset 0 keeps the subquery whole: inlined, every r->'x' would parse the record again.
-     cross join lateral (select ${recordText('companies')}::jsonb as r offset 0) rec
+     cross join lateral (select companies.record::jsonb as r offset 0) rec
      where companies.id = any(?::uuid[])`,
     [ids],
   );

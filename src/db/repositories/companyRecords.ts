@@ -4,7 +4,7 @@ import { dropIdentifiers, hasIdentifierTable, replaceIdentifiers } from './lakeI
 import { lockKeysThenRead } from './locks';
 import { arrayLiteral } from '../literals';
 import { suppressedDigestsRead } from './suppressions';
-import { deleteRecord, findFreshness, recordText, touchRecords, type TouchRow } from './lakeTables';
+import { deleteRecord, findFreshness, RECORD_COLUMNS, served, touchRecords, type TouchRow } from './lakeTables';
 import { stagedInput } from './staging';
 import { preparedQuery } from '../knex';
 import type { CompanyRecord } from '../../model/records';
@@ -13,19 +13,19 @@ import type { CompanyRecord } from '../../model/records';
 export type CompanyKeyColumn = 'id' | 'username' | 'company_id';
 
 export async function findCompanyRecord(db: Knex, column: CompanyKeyColumn, value: string): Promise<CompanyRecord | undefined> {
-  const row = await db('companies').where(column, value).first(db.raw(`${recordText()}::json as record`));
-  return row?.record;
+  const row = await db('companies').where(column, value).first(db.raw(RECORD_COLUMNS()));
+  return row && (JSON.parse(served(row).record) as CompanyRecord);
 }
 
 /** The stored record as JSON text, for responses that pass it through unparsed. */
 export async function findCompanyJson(db: Knex, column: CompanyKeyColumn, value: string): Promise<string | undefined> {
-  const rows = await preparedQuery<{ record: string }>(
+  const rows = await preparedQuery<{ record: string; fetched_at_text: string | null }>(
     db,
     `company_json_by_${column}`,
-    `select ${recordText()} as record from companies where ${column} = $1`,
+    `select ${RECORD_COLUMNS()} from companies where ${column} = $1`,
     [value],
   );
-  return rows[0]?.record;
+  return rows[0] && served(rows[0]).record;
 }
 
 export interface CompanyCopy {
@@ -39,13 +39,13 @@ export interface CompanyCopy {
 
 /** The stored copy with its freshness (realtime: cache or live). One indexed query, prepared. */
 export async function findCompanyCopy(db: Knex, column: CompanyKeyColumn, value: string): Promise<CompanyCopy | undefined> {
-  const rows = await preparedQuery<CompanyCopy>(
+  const rows = await preparedQuery<CompanyCopy & { fetched_at_text: string | null }>(
     db,
     `company_copy_by_${column}`,
-    `select id, username, company_id::text as company_id, fetched_at, ${recordText()} as record from companies where ${column} = $1`,
+    `select id, username, company_id::text as company_id, fetched_at, ${RECORD_COLUMNS()} from companies where ${column} = $1`,
     [value],
   );
-  return rows[0];
+  return rows[0] && served(rows[0]);
 }
 
 export const findCompanyFreshness = (db: Knex, column: CompanyKeyColumn, value: string) => findFreshness(db, 'company', column, value);
@@ -118,6 +118,9 @@ export interface StoredCompanyRow {
   record: string;
 }
 
+/** A row as read with RECORD_COLUMNS, before `served`. */
+type StoredCompanyJson = StoredCompanyRow & { fetched_at_text: string | null };
+
 /**
  * As lockStoredPersons: the copies a batch will replace (same id, username or company_id), under
  * sorted advisory locks on those identities, then on the ids of rows found by another identity; and
@@ -131,16 +134,17 @@ export async function lockStoredCompanies(
   digests: readonly string[] = [],
 ): Promise<{ rows: StoredCompanyRow[]; withdrawn: Set<string> }> {
   if (!ids.length) return { rows: [], withdrawn: new Set() };
-  const read = `select id, username, company_id::text as company_id, ${recordText()} as record from companies
+  const read = `select id, username, company_id::text as company_id, ${RECORD_COLUMNS()} from companies
     where id = any(${arrayLiteral(ids, 'uuid')}) or username = any(${arrayLiteral(usernames, 'text')}) or company_id = any(${arrayLiteral(companyIds, 'bigint')})`;
   const locks = [...ids.map(companyIdLock), ...usernames.map((u) => `company:username:${u}`), ...companyIds.map((c) => `company:company_id:${c}`)];
-  const [stored, blocked] = (await lockKeysThenRead(trx, locks, [read, suppressedDigestsRead(digests)])) as [StoredCompanyRow[], { digest: string }[]];
+  const [read1, blocked] = (await lockKeysThenRead(trx, locks, [read, suppressedDigestsRead(digests)])) as [StoredCompanyJson[], { digest: string }[]];
+  const stored: StoredCompanyRow[] = read1.map(served);
   const withdrawn = new Set(blocked.map((r) => r.digest));
   const asked = new Set(ids.map((id) => id.toLowerCase()));
   const others = stored.filter((r) => !asked.has(r.id.toLowerCase()));
   if (!others.length) return { rows: stored, withdrawn };
-  const [again] = (await lockKeysThenRead(trx, others.map((r) => companyIdLock(r.id)), [read])) as [StoredCompanyRow[]];
-  return { rows: again, withdrawn };
+  const [again] = (await lockKeysThenRead(trx, others.map((r) => companyIdLock(r.id)), [read])) as [StoredCompanyJson[]];
+  return { rows: again.map(served), withdrawn };
 }
 
 /**

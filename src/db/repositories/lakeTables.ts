@@ -7,6 +7,7 @@
  */
 import type { Knex } from 'knex';
 import type { LakeKind } from '../../model/records';
+import { servedText } from '../../model/recordText';
 
 /** Each kind's lake table, its refresh queue table and the queue's key column. */
 export const TABLES: Record<LakeKind, { table: string; queue: string; queueKey: string }> = {
@@ -28,14 +29,20 @@ export async function deleteRecord(db: Knex, kind: LakeKind, id: string): Promis
 }
 
 /**
- * The text of a lake row's record as served: the stored text with the `fetched_at` of its last
- * re-verification put in (migration 20261207000100_spliced_fetched_at). Every read of the text goes
- * through it; `alias` names the lake table in a query that joins others.
+ * The columns a read of a record's text selects: the stored text and the `fetched_at` of its last
+ * re-verification, which `served` splices in (model/recordText.ts). `alias` names the lake table in
+ * a query that joins others.
  */
-export const recordText = (alias?: string) => {
+export const RECORD_COLUMNS = (alias?: string) => {
   const at = alias ? `${alias}.` : '';
-  return `lake_record_text(${at}record, ${at}fetched_at_text)`;
+  return `${at}record::text as record, ${at}fetched_at_text`;
 };
+
+/** A row read with RECORD_COLUMNS, its `record` the served text. */
+export function served<T extends { record: string; fetched_at_text: string | null }>(row: T): Omit<T, 'fetched_at_text'> {
+  const { fetched_at_text: fetchedAtText, ...rest } = row;
+  return { ...rest, record: servedText(row.record, fetchedAtText) };
+}
 
 /** A re-verified record: its new fetched_at, and how its text moves (domain/lake/write/splice.ts). */
 export interface TouchRow {

@@ -8,7 +8,6 @@
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
 import { COMPANY_ID_SQL_PATTERN } from '../../model/identifiers';
-import { recordText } from './lakeTables';
 import { boundedCount, pageQuery, splitPage, term, totalOf, TOTAL_BOUND, type ListResult, type OrderTerm, type Page } from './pages';
 
 export type PersonSearchHit = components['schemas']['PersonSearchHit'];
@@ -19,7 +18,9 @@ const HIT = `json_build_object(
   'current_title', r->'current_title', 'current_company', r->'current_company',
   'current_company_id', r->'current_company_id', 'seniority', r->'seniority', 'geo_city', r->'geo_city',
   'geo_country_code', r->'geo_country_code', 'education_schools', coalesce(r->'education_schools', '[]'),
-  'past_companies', coalesce(r->'past_companies', '[]'), 'fetched_at', r->'fetched_at')`;
+  'past_companies', coalesce(r->'past_companies', '[]'),
+  -- A re-verified record's fetched_at is kept beside its stored text (model/recordText.ts).
+  'fetched_at', coalesce(to_jsonb(persons.fetched_at_text), r->'fetched_at'))`;
 
 // Position fields as the contract's hit objects state them: 0 (the records' "unknown") and
 // malformed company IDs become null. Plain expressions (CASE), no scalar sub-queries: a distributed
@@ -122,7 +123,7 @@ async function hitsOf<T>(db: Knex, page: PageRow[], extra?: HitExtra): Promise<T
      left join person_positions pp on pp.person_id = persons.id
        and pp.ordinal = (?::int[])[array_position(?::uuid[], persons.id)]
      -- offset 0 keeps the subquery whole: inlined, every r->'x' would parse the record again.
-     cross join lateral (select ${recordText('persons')}::jsonb as r offset 0) rec
+     cross join lateral (select persons.record::jsonb as r offset 0) rec
      where persons.id = any(?::uuid[])`,
     [page.map((r) => r.ordinal ?? null), ids, ids] as Knex.RawBinding[],
   );

@@ -8,7 +8,7 @@ import { dropIdentifiers, idsByIdentifier, replaceIdentifiers } from './lakeIden
 import { lockKeysThenRead } from './locks';
 import { arrayLiteral } from '../literals';
 import { suppressedDigestsRead } from './suppressions';
-import { deleteRecord, recordText, touchRecords, type TouchRow } from './lakeTables';
+import { deleteRecord, RECORD_COLUMNS, served, touchRecords, type TouchRow } from './lakeTables';
 import { connectionOf, stagedInput } from './staging';
 import type { PersonRecord } from '../../model/records';
 import { Readable } from 'node:stream';
@@ -34,8 +34,8 @@ export async function findPersonRecord(db: Knex, by: PersonKeyColumn, key: strin
   const at = await routed(db, by, key);
   if (!at) return undefined;
   const { column, value } = at;
-  const row = await db('persons').where(column, value).first(db.raw(`${recordText()}::json as record`));
-  return row?.record;
+  const row = await db('persons').where(column, value).first(db.raw(RECORD_COLUMNS()));
+  return row && (JSON.parse(served(row).record) as PersonRecord);
 }
 
 /** The stored record as JSON text, for responses that pass it through unparsed. */
@@ -43,14 +43,15 @@ export async function findPersonJson(db: Knex, by: PersonKeyColumn, key: string)
   const at = await routed(db, by, key);
   if (!at) return undefined;
   const { column, value } = at;
-  return preparedQuery<{ record: string }>(db, JSON_BY[column].name, JSON_BY[column].text, [value]).then((rows) => rows[0]?.record);
+  const rows = await preparedQuery<{ record: string; fetched_at_text: string | null }>(db, JSON_BY[column].name, JSON_BY[column].text, [value]);
+  return rows[0] && served(rows[0]).record;
 }
 
 /** The statement of findPersonJson per column, written once. */
 const JSON_BY = Object.fromEntries(
   (['id', 'username', 'network_id', 'network_urn'] as const).map((column) => [
     column,
-    { name: `person_json_by_${column}`, text: `select ${recordText()} as record from persons where ${column} = $1` },
+    { name: `person_json_by_${column}`, text: `select ${RECORD_COLUMNS()} from persons where ${column} = $1` },
   ]),
 ) as Record<PersonKeyColumn, { name: string; text: string }>;
 
@@ -67,13 +68,13 @@ export async function findPersonCopy(db: Knex, by: PersonKeyColumn, key: string)
   const at = await routed(db, by, key);
   if (!at) return undefined;
   const { column, value } = at;
-  const rows = await preparedQuery<LakeCopy>(
+  const rows = await preparedQuery<LakeCopy & { fetched_at_text: string | null }>(
     db,
     `person_copy_by_${column}`,
-    `select id, username, fetched_at, ${recordText()} as record from persons where ${column} = $1`,
+    `select id, username, fetched_at, ${RECORD_COLUMNS()} from persons where ${column} = $1`,
     [value],
   );
-  return rows[0];
+  return rows[0] && served(rows[0]);
 }
 
 export interface PersonJsonRow {
@@ -82,6 +83,9 @@ export interface PersonJsonRow {
   /** The stored record as JSON text. */
   record: string;
 }
+
+/** A row as read with RECORD_COLUMNS, before `served`. */
+type StoredPersonJson = PersonJsonRow & { fetched_at_text: string | null };
 
 /**
  * Every stored record with one of the usernames or one of the ids, in one query whatever the
@@ -99,17 +103,17 @@ export async function findPersonsJson(
   const byUsername = await idsByIdentifier(db, 'person', 'username', keys.usernames);
   if (byUsername !== undefined) {
     // `id = any(...)` alone: an OR with another column would keep Citus from pruning the shards.
-    const { rows } = await db.raw<{ rows: PersonJsonRow[] }>(
-      `select id, username, ${recordText()} as record from persons where id = any(?::uuid[])`,
+    const { rows } = await db.raw<{ rows: StoredPersonJson[] }>(
+      `select id, username, ${RECORD_COLUMNS()} from persons where id = any(?::uuid[])`,
       [[...keys.ids, ...byUsername]],
     );
-    return rows;
+    return rows.map(served);
   }
-  const { rows } = await db.raw<{ rows: PersonJsonRow[] }>(
-    `select id, username, ${recordText()} as record from persons where username = any(?::text[]) or id = any(?::uuid[])`,
+  const { rows } = await db.raw<{ rows: StoredPersonJson[] }>(
+    `select id, username, ${RECORD_COLUMNS()} from persons where username = any(?::text[]) or id = any(?::uuid[])`,
     [keys.usernames as string[], keys.ids as string[]],
   );
-  return rows;
+  return rows.map(served);
 }
 
 export async function findPersonFreshness(
@@ -246,15 +250,16 @@ export async function lockStoredPersons(
   digests: readonly string[] = [],
 ): Promise<{ rows: StoredRow[]; withdrawn: Set<string> }> {
   if (!ids.length) return { rows: [], withdrawn: new Set() };
-  const read = `select id, username, ${recordText()} as record from persons where id = any(${arrayLiteral(ids, 'uuid')}) or username = any(${arrayLiteral(usernames, 'text')})`;
+  const read = `select id, username, ${RECORD_COLUMNS()} from persons where id = any(${arrayLiteral(ids, 'uuid')}) or username = any(${arrayLiteral(usernames, 'text')})`;
   const locks = [...ids.map(personIdLock), ...usernames.map((u) => `person:username:${u}`)];
-  const [stored, blocked] = (await lockKeysThenRead(trx, locks, [read, suppressedDigestsRead(digests)])) as [StoredRow[], { digest: string }[]];
+  const [read1, blocked] = (await lockKeysThenRead(trx, locks, [read, suppressedDigestsRead(digests)])) as [StoredPersonJson[], { digest: string }[]];
+  const stored: StoredRow[] = read1.map(served);
   const withdrawn = new Set(blocked.map((r) => r.digest));
   const asked = new Set(ids.map((id) => id.toLowerCase()));
   const others = stored.filter((r) => !asked.has(r.id.toLowerCase()));
   if (!others.length) return { rows: stored, withdrawn };
-  const [again] = (await lockKeysThenRead(trx, others.map((r) => personIdLock(r.id)), [read])) as [StoredRow[]];
-  return { rows: again, withdrawn };
+  const [again] = (await lockKeysThenRead(trx, others.map((r) => personIdLock(r.id)), [read])) as [StoredPersonJson[]];
+  return { rows: again.map(served), withdrawn };
 }
 
 /** The advisory lock of one person id (lockStoredPersons); every writer of a persons row takes it. */

@@ -16,8 +16,7 @@ import type { PersonRecord } from '../../../src/model/records';
 import { ENRICH_BIN, enrichWith } from '../../helpers/cli';
 import { useLakeWorld } from '../../helpers/lakeWorld';
 import { useNdjsonFiles } from '../../helpers/ndjson';
-import { companyRecord, personRecord } from '../../helpers/lakeRecords';
-import { recordText } from '../../../src/db/repositories/lakeTables';
+import { companyRecord, personRecord, SERVED_RECORD } from '../../helpers/lakeRecords';
 
 const killed = useLakeWorld();
 const straight = useLakeWorld();
@@ -26,7 +25,7 @@ const { file } = useNdjsonFiles('enrich-import-resume');
 const SNAPSHOT: Record<string, string> = {
   persons: `select id, username, network_id, network_urn, full_name, current_title, current_company, current_company_id,
       current_company_industry, seniority, geo_country_code, geo_city, current_started_on, fetched_at, skills,
-      previous_company_id, previous_company, changed_employer, ${recordText()} as record from persons`,
+      previous_company_id, previous_company, changed_employer, ${SERVED_RECORD} as record from persons`,
   person_positions: 'select * from person_positions',
   person_educations: 'select * from person_educations',
   person_refresh: 'select person_id, checked_at, lease_token, lease_until, watchers from person_refresh',
@@ -198,7 +197,7 @@ describe('enrich import --initial-load, killed and resumed', () => {
     expect(loaded.code).toBe(0);
     expect(report(loaded.stdout)).toEqual(report(plain.stdout));
     const companySnapshot = async (db: Knex) => ({
-      companies: (await db.raw(`select id, company_id, username, name, ${recordText()} as record from companies order by id`)).rows,
+      companies: (await db.raw(`select id, company_id, username, name, ${SERVED_RECORD} as record from companies order by id`)).rows,
       queue: (await db.raw('select company_id, checked_at from company_refresh order by company_id')).rows,
       changes: (await db.raw('select kind, subject_id, event, diff, origin from change_log order by subject_id, event')).rows,
       keys: (await db.raw("select conname from pg_constraint where contype = 'f' and conrelid = 'company_refresh'::regclass")).rows,

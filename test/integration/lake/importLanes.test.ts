@@ -14,9 +14,8 @@ import { recordValidator } from '../../../src/http/recordSchemas';
 import { enrichWith } from '../../helpers/cli';
 import { useLakeWorld } from '../../helpers/lakeWorld';
 import { useNdjsonFiles } from '../../helpers/ndjson';
-import { companyRecord, personRecord } from '../../helpers/lakeRecords';
+import { companyRecord, personRecord, SERVED_RECORD } from '../../helpers/lakeRecords';
 import type { PersonRecord } from '../../../src/model/records';
-import { recordText } from '../../../src/db/repositories/lakeTables';
 
 const lw = useLakeWorld();
 const { file } = useNdjsonFiles('enrich-import-lanes');
@@ -53,10 +52,10 @@ async function run(kind: 'person' | 'company', name: string, lanes: number, batc
 /** Everything an import leaves behind, in an order that does not depend on which lane went first. */
 async function lakeState() {
   return {
-    persons: await rows(`select id, username, network_id, current_title, ${recordText()} as record from persons order by id`),
+    persons: await rows(`select id, username, network_id, current_title, ${SERVED_RECORD} as record from persons order by id`),
     positions: await rows('select person_id, ordinal, title, latest_past from person_positions order by person_id, ordinal'),
     refresh: await rows('select person_id, checked_at, lease_token from person_refresh order by person_id'),
-    companies: await rows(`select id, company_id, ${recordText()} as record from companies order by id`),
+    companies: await rows(`select id, company_id, ${SERVED_RECORD} as record from companies order by id`),
     changes: await rows('select kind, subject_id, event, diff, origin from change_log order by subject_id, id'),
     tombstones: await rows('select digest, kind from suppressions order by digest'),
   };
@@ -160,7 +159,7 @@ describe('import on several lanes', () => {
     const res = await enrichWith({ DATABASE_URL: lw.url }, 'import', 'persons', name, '--lanes', '3', '--batch-size', '5', '--json');
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({ lines: 10, written: 10, invalid: 0 });
-    const first = await rows<{ record: string }>(`select ${recordText()} as record from persons where id = '${records[0].id}'`);
+    const first = await rows<{ record: string }>(`select ${SERVED_RECORD} as record from persons where id = '${records[0].id}'`);
     expect(JSON.parse(first[0].record).headline).toBe('Last');
     const refused = await enrichWith({ DATABASE_URL: lw.url }, 'import', 'persons', name, '--lanes', '0');
     expect(refused.code).not.toBe(0);

@@ -1,19 +1,18 @@
 /**
  * A re-verified record keeps its stored text: only `fetched_at` and `fetched_at_text` move, and every
- * read puts the new value into the text (migration 20261207000100_spliced_fetched_at,
- * lake_record_text; its TypeScript twin domain/lake/write/splice.ts). Checked here: the twins agree
+ * read puts the new value into the text (model/recordText.ts; its SQL twin lake_record_text,
+ * migration 20261207000100_spliced_fetched_at). Checked here: the twins agree
  * on awkward texts; a re-verification writes no new TOAST value (counted by PostgreSQL for the
  * test's own transaction) yet every read path serves the text the whole record would have had; a
  * changed record is stored whole again.
  */
 import type { Knex } from 'knex';
-import { recordText } from '../../../src/db/repositories/lakeTables';
 import { findPersonJson } from '../../../src/db/repositories/personRecords';
-import { spliceFetchedAt } from '../../../src/domain/lake/write/splice';
+import { spliceFetchedAt } from '../../../src/model/recordText';
 import { writeRecords } from '../../../src/domain/lake/write/writer';
 import type { PersonRecord } from '../../../src/model/records';
 import { onCitus } from '../../helpers/clusterDatabase';
-import { companyRecord, personRecord } from '../../helpers/lakeRecords';
+import { companyRecord, personRecord, SERVED_RECORD } from '../../helpers/lakeRecords';
 import { useLakeWorld } from '../../helpers/lakeWorld';
 
 const lake = useLakeWorld();
@@ -116,8 +115,12 @@ const raw = async (id: string) =>
     expect(JSON.stringify(bulk.body)).toContain(expected);
     const check = await lake.h.get(`/api/v1/person/check?username=${person.username}`, lake.key);
     expect(check.body.data.fetched_at).toBe(B);
-    const { rows } = await lake.h.knex.raw(`select ${recordText()}::jsonb->>'fetched_at' as f from persons where id = ?`, [person.id]);
-    expect(rows[0].f).toBe(B);
+    const search = await lake.h.post('/api/v1/people/search', { company_id: person.current_company_id, per_page: 100 }, lake.key);
+    expect(search.status).toBe(200);
+    expect(search.body.results.find((hit: { id: string }) => hit.id === person.id)?.fetched_at).toBe(B);
+    // SQL that reads the lake directly gets the same text through the twin.
+    const { rows } = await lake.h.knex.raw(`select ${SERVED_RECORD} as t from persons where id = ?`, [person.id]);
+    expect(rows[0].t).toBe(expected);
   });
 
   it('a second re-verification splices again; a change stores the whole text and clears the splice', async () => {
@@ -154,5 +157,8 @@ const raw = async (id: string) =>
     const res = await lake.h.get(`/api/v1/company?company_id=${company.company_id}`, lake.key);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ ...company, fetched_at: B });
+    const search = await lake.h.post('/api/v1/companies/search', { name: company.name, per_page: 100 }, lake.key);
+    expect(search.status).toBe(200);
+    expect(search.body.results.find((hit: { id: string }) => hit.id === company.id)?.fetched_at).toBe(B);
   });
 });

@@ -19,7 +19,7 @@ import { Simulator } from '../../../src/world/simulator/simulator';
 import { createHarness, type Harness } from '../../helpers/harness';
 import { useLakeWorld } from '../../helpers/lakeWorld';
 import { closeSources, httpSource, loadWorld } from '../../helpers/live';
-import { recordText } from '../../../src/db/repositories/lakeTables';
+import { SERVED_RECORD } from '../../helpers/lakeRecords';
 
 const WORLD = { persons: 40, companies: 8, seed: 5150, asOf: defaultAsOf() };
 const RATES = { job: 0.01, title: 0.01, location: 0.01, headcount: 0.05, name: 0.02, hq: 0.02, industry: 0.02 };
@@ -81,7 +81,7 @@ describe('record history', () => {
     });
     await refresh.runRound({ dueBefore: (await h.knex.raw('select now() as now')).rows[0].now });
     // Import: a changed copy of the first person through the lake writer (its default origin).
-    const first = JSON.parse((await h.knex.raw(`select ${recordText()} as r from persons where id = ?`, [persons[0]!.id])).rows[0].r) as PersonRecord;
+    const first = JSON.parse((await h.knex.raw(`select ${SERVED_RECORD} as r from persons where id = ?`, [persons[0]!.id])).rows[0].r) as PersonRecord;
     await writeRecords(h.knex, 'person', [{ ...first, current_title: `${first.current_title ?? 'Engineer'} (imported)`, fetched_at: new Date().toISOString() }]);
 
     const log = await h.knex('change_log').whereNotNull('subject_id').orderBy('id', 'desc');

@@ -22,7 +22,7 @@ import { Simulator } from '../../../src/world/simulator/simulator';
 import { ENRICH_BIN } from '../../helpers/cli';
 import { eventually, httpSource, loadWorld, startSimulatorProcess, closeSources } from '../../helpers/live';
 import { useLakeWorld } from '../../helpers/lakeWorld';
-import { recordText } from '../../../src/db/repositories/lakeTables';
+import { SERVED_RECORD } from '../../helpers/lakeRecords';
 
 const asOf = defaultAsOf();
 const WORLD = { persons: 150, companies: 15, seed: 8080, asOf };
@@ -54,9 +54,9 @@ function worker(db = lake.h.knex, url = server.protocolUrl, overrides: Partial<R
 
 const dbNow = async () => (await lake.h.knex.raw<{ rows: { now: Date }[] }>('select now()')).rows[0]!.now;
 const storedPersons = async () =>
-  new Map((await lake.h.knex('persons').select('id', lake.h.knex.raw(`${recordText()} as record`))).map((r) => [r.id, JSON.parse(r.record) as PersonRecord]));
+  new Map((await lake.h.knex('persons').select('id', lake.h.knex.raw(`${SERVED_RECORD} as record`))).map((r) => [r.id, JSON.parse(r.record) as PersonRecord]));
 const storedCompanies = async () =>
-  new Map((await lake.h.knex('companies').select('id', lake.h.knex.raw(`${recordText()} as record`))).map((r) => [r.id, JSON.parse(r.record) as CompanyRecord]));
+  new Map((await lake.h.knex('companies').select('id', lake.h.knex.raw(`${SERVED_RECORD} as record`))).map((r) => [r.id, JSON.parse(r.record) as CompanyRecord]));
 const entriesSince = async (afterId: number) => lake.h.knex('change_log').where('id', '>', afterId).orderBy('id');
 const lastEntryId = async () => Number((await lake.h.knex('change_log').max<{ max: number }[]>({ max: 'id' }))[0]!.max ?? 0);
 
@@ -214,7 +214,7 @@ describe('the refresh', () => {
   });
 
   it('an import that changes a record logs its changes the same way', async () => {
-    const [p] = (await lake.h.knex('persons').select(lake.h.knex.raw(`${recordText()} as record`)).limit(1)).map((r) => JSON.parse(r.record) as PersonRecord);
+    const [p] = (await lake.h.knex('persons').select(lake.h.knex.raw(`${SERVED_RECORD} as record`)).limit(1)).map((r) => JSON.parse(r.record) as PersonRecord);
     const after = await lastEntryId();
     await writeRecords(lake.h.knex, 'person', [{ ...p!, geo_city: 'Imported City' }]);
     const entries = await entriesSince(after);
