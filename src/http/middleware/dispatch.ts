@@ -130,14 +130,18 @@ function queryNames(operation: Operation): string[] {
 
 /** The last step of the API pipeline: validation, then the operation's handler. */
 export function dispatch(api: OpenAPIBackend, handlers: OperationHandlers): Step {
+  // Each operation's plan (and so its compiled validators) at its first request (contract.ts says why).
   const plans = new Map<Operation, QueryOnlyPlan | undefined>();
-  for (const operation of api.router.getOperations()) plans.set(operation, queryOnlyPlan(api, operation));
+  const planOf = (operation: Operation) => {
+    if (!plans.has(operation)) plans.set(operation, queryOnlyPlan(api, operation));
+    return plans.get(operation);
+  };
   return (ctx) => {
     const operation = ctx.state.operation;
     if (!operation) return;
     const rawQuery = requestQuery(ctx);
     precheck(operation, rawQuery, ctx.state.body);
-    const plan = plans.get(operation);
+    const plan = planOf(operation);
     const validation: Validation = plan
       ? validateQueryOnly(plan, rawQuery)
       : api.validator.validateRequest(
