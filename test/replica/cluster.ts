@@ -189,9 +189,15 @@ export async function startCluster(): Promise<Cluster> {
   return { primary, standby, destroy };
 }
 
-/** Whether the standby has replayed everything the primary has written so far. */
+/**
+ * Whether the standby has replayed everything the primary has recorded so far. The insert position,
+ * not pg_current_wal_lsn() (what the primary has written out): a commit made with synchronous_commit
+ * off (the realtime write-back of a copy with no change) stays in the WAL buffers until the WAL
+ * writer's next round, beyond the written position, and a standby caught up with that position
+ * still lacks it.
+ */
 export async function caughtUp(cluster: Cluster): Promise<boolean> {
-  const [{ lsn }] = await cluster.primary.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
+  const [{ lsn }] = await cluster.primary.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn');
   const [{ ok }] = await cluster.standby.query<{ ok: boolean }>('select pg_last_wal_replay_lsn() >= $1::pg_lsn as ok', [lsn]);
   return ok;
 }
