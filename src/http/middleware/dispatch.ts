@@ -1,6 +1,6 @@
 /**
  * Validates the request against the operation `route` already matched (openapi-backend's Ajv
- * validators, compiled once at start) and calls the handler registered under its operationId.
+ * validators, compiled once, at the operation's first request) and calls the handler registered under its operationId.
  *
  * openapi-backend's handleRequest would match the route again and parse the request three times;
  * validating against the known operation parses it once (the conventions' "no repeated parsing").
