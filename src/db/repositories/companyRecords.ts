@@ -13,7 +13,7 @@ import type { CompanyRecord } from '../../model/records';
 export type CompanyKeyColumn = 'id' | 'username' | 'company_id';
 
 export async function findCompanyRecord(db: Knex, column: CompanyKeyColumn, value: string): Promise<CompanyRecord | undefined> {
-  const row = await db('companies').where(column, value).first(db.raw(RECORD_COLUMNS()));
+  const row = await db('companies').where(column, value).first(db.raw(RECORD_COLUMNS));
   return row && (JSON.parse(served(row).record) as CompanyRecord);
 }
 
@@ -22,7 +22,7 @@ export async function findCompanyJson(db: Knex, column: CompanyKeyColumn, value:
   const rows = await preparedQuery<{ record: string; fetched_at_text: string | null }>(
     db,
     `company_json_by_${column}`,
-    `select ${RECORD_COLUMNS()} from companies where ${column} = $1`,
+    `select ${RECORD_COLUMNS} from companies where ${column} = $1`,
     [value],
   );
   return rows[0] && served(rows[0]).record;
@@ -42,7 +42,7 @@ export async function findCompanyCopy(db: Knex, column: CompanyKeyColumn, value:
   const rows = await preparedQuery<CompanyCopy & { fetched_at_text: string | null }>(
     db,
     `company_copy_by_${column}`,
-    `select id, username, company_id::text as company_id, fetched_at, ${RECORD_COLUMNS()} from companies where ${column} = $1`,
+    `select id, username, company_id::text as company_id, fetched_at, ${RECORD_COLUMNS} from companies where ${column} = $1`,
     [value],
   );
   return rows[0] && served(rows[0]);
@@ -134,11 +134,11 @@ export async function lockStoredCompanies(
   digests: readonly string[] = [],
 ): Promise<{ rows: StoredCompanyRow[]; withdrawn: Set<string> }> {
   if (!ids.length) return { rows: [], withdrawn: new Set() };
-  const read = `select id, username, company_id::text as company_id, ${RECORD_COLUMNS()} from companies
+  const read = `select id, username, company_id::text as company_id, ${RECORD_COLUMNS} from companies
     where id = any(${arrayLiteral(ids, 'uuid')}) or username = any(${arrayLiteral(usernames, 'text')}) or company_id = any(${arrayLiteral(companyIds, 'bigint')})`;
   const locks = [...ids.map(companyIdLock), ...usernames.map((u) => `company:username:${u}`), ...companyIds.map((c) => `company:company_id:${c}`)];
-  const [read1, blocked] = (await lockKeysThenRead(trx, locks, [read, suppressedDigestsRead(digests)])) as [StoredCompanyJson[], { digest: string }[]];
-  const stored: StoredCompanyRow[] = read1.map(served);
+  const [found, blocked] = (await lockKeysThenRead(trx, locks, [read, suppressedDigestsRead(digests)])) as [StoredCompanyJson[], { digest: string }[]];
+  const stored: StoredCompanyRow[] = found.map(served);
   const withdrawn = new Set(blocked.map((r) => r.digest));
   const asked = new Set(ids.map((id) => id.toLowerCase()));
   const others = stored.filter((r) => !asked.has(r.id.toLowerCase()));

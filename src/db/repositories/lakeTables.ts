@@ -30,13 +30,9 @@ export async function deleteRecord(db: Knex, kind: LakeKind, id: string): Promis
 
 /**
  * The columns a read of a record's text selects: the stored text and the `fetched_at` of its last
- * re-verification, which `served` splices in (model/recordText.ts). `alias` names the lake table in
- * a query that joins others.
+ * re-verification, which `served` splices in (model/recordText.ts).
  */
-export const RECORD_COLUMNS = (alias?: string) => {
-  const at = alias ? `${alias}.` : '';
-  return `${at}record::text as record, ${at}fetched_at_text`;
-};
+export const RECORD_COLUMNS = 'record::text as record, fetched_at_text';
 
 /** A row read with RECORD_COLUMNS, its `record` the served text. */
 export function served<T extends { record: string; fetched_at_text: string | null }>(row: T): Omit<T, 'fetched_at_text'> {

@@ -34,7 +34,7 @@ export async function findPersonRecord(db: Knex, by: PersonKeyColumn, key: strin
   const at = await routed(db, by, key);
   if (!at) return undefined;
   const { column, value } = at;
-  const row = await db('persons').where(column, value).first(db.raw(RECORD_COLUMNS()));
+  const row = await db('persons').where(column, value).first(db.raw(RECORD_COLUMNS));
   return row && (JSON.parse(served(row).record) as PersonRecord);
 }
 
@@ -51,7 +51,7 @@ export async function findPersonJson(db: Knex, by: PersonKeyColumn, key: string)
 const JSON_BY = Object.fromEntries(
   (['id', 'username', 'network_id', 'network_urn'] as const).map((column) => [
     column,
-    { name: `person_json_by_${column}`, text: `select ${RECORD_COLUMNS()} from persons where ${column} = $1` },
+    { name: `person_json_by_${column}`, text: `select ${RECORD_COLUMNS} from persons where ${column} = $1` },
   ]),
 ) as Record<PersonKeyColumn, { name: string; text: string }>;
 
@@ -71,7 +71,7 @@ export async function findPersonCopy(db: Knex, by: PersonKeyColumn, key: string)
   const rows = await preparedQuery<LakeCopy & { fetched_at_text: string | null }>(
     db,
     `person_copy_by_${column}`,
-    `select id, username, fetched_at, ${RECORD_COLUMNS()} from persons where ${column} = $1`,
+    `select id, username, fetched_at, ${RECORD_COLUMNS} from persons where ${column} = $1`,
     [value],
   );
   return rows[0] && served(rows[0]);
@@ -104,13 +104,13 @@ export async function findPersonsJson(
   if (byUsername !== undefined) {
     // `id = any(...)` alone: an OR with another column would keep Citus from pruning the shards.
     const { rows } = await db.raw<{ rows: StoredPersonJson[] }>(
-      `select id, username, ${RECORD_COLUMNS()} from persons where id = any(?::uuid[])`,
+      `select id, username, ${RECORD_COLUMNS} from persons where id = any(?::uuid[])`,
       [[...keys.ids, ...byUsername]],
     );
     return rows.map(served);
   }
   const { rows } = await db.raw<{ rows: StoredPersonJson[] }>(
-    `select id, username, ${RECORD_COLUMNS()} from persons where username = any(?::text[]) or id = any(?::uuid[])`,
+    `select id, username, ${RECORD_COLUMNS} from persons where username = any(?::text[]) or id = any(?::uuid[])`,
     [keys.usernames as string[], keys.ids as string[]],
   );
   return rows.map(served);
@@ -250,10 +250,10 @@ export async function lockStoredPersons(
   digests: readonly string[] = [],
 ): Promise<{ rows: StoredRow[]; withdrawn: Set<string> }> {
   if (!ids.length) return { rows: [], withdrawn: new Set() };
-  const read = `select id, username, ${RECORD_COLUMNS()} from persons where id = any(${arrayLiteral(ids, 'uuid')}) or username = any(${arrayLiteral(usernames, 'text')})`;
+  const read = `select id, username, ${RECORD_COLUMNS} from persons where id = any(${arrayLiteral(ids, 'uuid')}) or username = any(${arrayLiteral(usernames, 'text')})`;
   const locks = [...ids.map(personIdLock), ...usernames.map((u) => `person:username:${u}`)];
-  const [read1, blocked] = (await lockKeysThenRead(trx, locks, [read, suppressedDigestsRead(digests)])) as [StoredPersonJson[], { digest: string }[]];
-  const stored: StoredRow[] = read1.map(served);
+  const [found, blocked] = (await lockKeysThenRead(trx, locks, [read, suppressedDigestsRead(digests)])) as [StoredPersonJson[], { digest: string }[]];
+  const stored: StoredRow[] = found.map(served);
   const withdrawn = new Set(blocked.map((r) => r.digest));
   const asked = new Set(ids.map((id) => id.toLowerCase()));
   const others = stored.filter((r) => !asked.has(r.id.toLowerCase()));

@@ -83,7 +83,7 @@ export async function endFetchLease(db: Knex | Knex.Transaction, subject: string
 export async function touchUnmovedCopy(
   db: Knex,
   kind: 'person' | 'company',
-  row: Omit<TouchRow, 'id'> & { id: string; readAt: Date },
+  row: TouchRow & { readAt: Date },
   lease: { subject: string; token: string },
 ): Promise<boolean> {
   const { table, queue, queueKey } = TABLES[kind];

@@ -539,7 +539,7 @@ describe('the write-back of a copy whose content did not change', () => {
       h.knex.off('query', listener);
     }
   }
-  const WRITER_READ = `select id, username, ${RECORD_COLUMNS()} from persons where id = any(`;
+  const WRITER_READ = `select id, username, ${RECORD_COLUMNS} from persons where id = any(`;
   const stored = async (u: string) => {
     const row = await h.knex('persons as p').join('person_refresh as r', 'r.person_id', 'p.id').where('p.username', u).first('p.id', 'p.fetched_at', 'r.checked_at');
     const changes = Number((await h.knex('change_log').where('subject_id', row.id).count<{ n: number }[]>({ n: '*' }))[0]!.n);

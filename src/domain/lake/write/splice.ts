@@ -4,14 +4,11 @@
  * read (model/recordText.ts). The writer takes that path only when the splice gives exactly the text
  * it would otherwise store, so a read returns the same text either way.
  */
+import type { TouchRow } from '../../../db/repositories/lakeTables';
 import { spliceFetchedAt } from '../../../model/recordText';
 
-export interface Reverification {
-  /** The new text to store whole; null when the stored one stands (same text, or spliced). */
-  record: string | null;
-  /** The new `fetched_at` value to splice in at read time; null when the text is stored whole or unchanged. */
-  fetchedAtText: string | null;
-}
+/** How the row's text moves: a whole new `record`, or a `fetchedAtText` to splice in, or neither (lakeTables.ts). */
+export type Reverification = Pick<TouchRow, 'record' | 'fetchedAtText'>;
 
 /** The cheapest way to store `nextText` over `storedText` (as served), both saying the same apart from fetched_at. */
 export function reverification(storedText: string, nextText: string, fetchedAt: string): Reverification {
