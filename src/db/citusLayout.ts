@@ -5,7 +5,8 @@
  * catalog first, so running it again does nothing more.
  *
  * - persons, person_positions, person_educations, person_refresh: hash-distributed by person id,
- *   co-located (a record, its index rows and its queue row live on one shard);
+ *   co-located (a record, its index rows and its queue row live on one shard); person_staging,
+ *   created here, with them: the writer stages a batch there so the shards parse it;
  * - lake_identifiers: created here, hash-distributed by the identifier's value, kept by the writer
  *   (db/repositories/lakeIdentifiers.ts); it enforces username uniqueness, which Citus cannot on
  *   persons (a unique constraint must include the distribution column);
@@ -27,6 +28,7 @@ const PERSON_TABLES = [
   { table: 'person_positions', column: 'person_id' },
   { table: 'person_educations', column: 'person_id' },
   { table: 'person_refresh', column: 'person_id' },
+  { table: 'person_staging', column: 'person_id' },
 ] as const;
 const REFERENCE_TABLES = ['companies', 'company_refresh'] as const;
 
@@ -112,6 +114,16 @@ export async function applyDistributedLayout(db: Knex, opts: { shardCount?: numb
     // The writer replaces a record's rows by its id.
     await step('identifiers by subject', 'create index lake_identifiers_subject on lake_identifiers (subject_id)');
     createdIdentifiers = true;
+  }
+
+  if (!(await one(db, "select 1 from pg_class where oid = to_regclass('person_staging')"))) {
+    // The writer's batches, staged on the shards of their persons so that the JSON is parsed and the
+    // rows derived there (staging.ts stageOnShards). Unlogged: rows live only inside the writer's
+    // transaction, which deletes them before it commits; a crash loses nothing of the lake.
+    await step(
+      'create person_staging',
+      'create unlogged table person_staging (person_id uuid not null, username text not null, doc text not null)',
+    );
   }
 
   for (const fk of FOREIGN_KEYS) {

@@ -15,7 +15,10 @@ import { applyDistributedLayout } from '../../src/db/citusLayout';
 import { createKnex, migrateLatest, type Knex } from '../../src/db/knex';
 import type { PersonRecord } from '../../src/model/records';
 import { WALK_IN_ORDER } from '../../src/db/repositories/people';
+import { countMatches } from '../../src/db/repositories/personHits';
 import { importFile } from '../../src/domain/lake/importer';
+import { writeRecords } from '../../src/domain/lake/write/writer';
+import { connectionOf, STAGING_MIN_RECORDS } from '../../src/db/repositories/staging';
 import { suppress } from '../../src/domain/lake/suppression';
 import { recordValidator } from '../../src/http/recordSchemas';
 import { RefreshWorker } from '../../src/jobs/refreshWorker';
@@ -24,6 +27,7 @@ import { startSimulatorServer, type SimulatorServer } from '../../src/world/simu
 import { Simulator } from '../../src/world/simulator/simulator';
 import { createHarness, type Harness } from '../helpers/harness';
 import { closeSources, eventually, httpSource, loadWorld } from '../helpers/live';
+import { newestFirstPositions } from '../helpers/lakeWorld';
 import { preparedDuring } from '../helpers/queries';
 import { citusUnavailable, startCitusCluster, type CitusCluster } from './cluster';
 
@@ -200,6 +204,75 @@ lane('the lake on Citus: a coordinator and two workers', () => {
     expect(await taskCount(h.knex, 'select id, username, record::text as record from persons where id = any(?::uuid[])', [ids])).toBe(shards.size);
     const res = await h.post('/api/v1/people/bulk', { ids }, key);
     expect(res.status).toBe(200);
+  });
+
+  /** The statements (with their bindings) run on the app's knex while fn executes. */
+  const statementsDuring = async (fn: () => Promise<unknown>): Promise<{ sql: string; bindings: Knex.RawBinding[] }[]> => {
+    const seen: { sql: string; bindings: Knex.RawBinding[] }[] = [];
+    const listener = (q: { sql: string; bindings?: Knex.RawBinding[] }) => seen.push({ sql: q.sql, bindings: q.bindings ?? [] });
+    h.knex.on('query', listener);
+    try {
+      await fn();
+    } finally {
+      h.knex.off('query', listener);
+    }
+    return seen;
+  };
+  const explain = async (sql: string, bindings: Knex.RawBinding[], settings = ''): Promise<string> =>
+    h.knex.transaction(async (trx) => {
+      if (settings) await trx.raw(settings);
+      // The statement as knex sent it ($1, $2 …), on the transaction's own connection.
+      const { rows } = await (await connectionOf(trx)).query<{ 'QUERY PLAN': string }>(`explain ${sql}`, bindings as unknown[]);
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+    });
+
+  it("counts a list's matches on the shards: one number per shard, the total exact up to the bound", async () => {
+    const seniority = [...new Set(persons.map((p) => p.seniority).filter((s) => s !== null))].slice(0, 2);
+    const expected = persons.filter((p) => p.seniority !== null && seniority.includes(p.seniority)).length;
+    expect(expected).toBeGreaterThan(1);
+    const seen = await statementsDuring(async () => {
+      const res = await h.post('/api/v1/people/search', { seniority, per_page: 1 }, key);
+      expect(res.status).toBe(200);
+      expect(res.body.total).toBe(expected);
+    });
+    const set = seen.find((q) => q.sql.includes('citus.subquery_pushdown'))!;
+    const count = seen.find((q) => /^select count\(\*\)/.test(q.sql))!;
+    expect(set).toBeDefined();
+    expect(count).toBeDefined();
+    const plan = await explain(count.sql, count.bindings, set.sql);
+    // Each shard's task aggregates its own matches (Aggregate under the task's Limit), where the
+    // same count without the setting ships the matching rows to the coordinator.
+    expect(plan).toMatch(new RegExp(`Task Count: ${SHARDS}[\\s\\S]*->  Task[\\s\\S]*Aggregate`));
+    expect(await explain(count.sql, count.bindings)).toMatch(/Distributed Subplan/);
+    // Above the bound (each shard stops at bound + 1): the bound, as `gte`.
+    const matches = () => h.knex('persons').whereIn('seniority', seniority).select(h.knex.raw('1'));
+    expect(await countMatches(h.knex, matches(), expected - 1)).toEqual({ total: expected - 1, totalRelation: 'gte' });
+    expect(await countMatches(h.knex, matches(), expected)).toEqual({ total: expected, totalRelation: 'eq' });
+  });
+
+  it('writes a batch on the shards: the upsert reads a staging table co-located with persons, pushed down whole', async () => {
+    const batch = persons.slice(20, 80).map((p) => ({ ...p, current_title: `${p.current_title ?? ''} (staged)`, positions: [...p.positions].reverse() }));
+    expect(batch.length).toBeGreaterThanOrEqual(STAGING_MIN_RECORDS);
+    const seen = await statementsDuring(() => writeRecords(h.knex, 'person', batch));
+    const writes = seen.filter((q) => /^insert into person(s|_positions|_educations) /.test(q.sql) && q.sql.includes('person_staging'));
+    expect(writes.map((q) => /^insert into (\w+)/.exec(q.sql)![1])).toEqual(['persons', 'person_positions', 'person_educations']);
+    for (const q of writes) {
+      const plan = await explain(q.sql, q.bindings);
+      // Pushed down: one INSERT … SELECT per shard, run on the worker (no intermediate result on
+      // the coordinator, no repartition).
+      expect(plan).not.toMatch(/INSERT\/SELECT method|Distributed Subplan/);
+      expect(plan).toMatch(/Insert on (persons|person_positions|person_educations)_\d+/);
+    }
+    // Nothing stays staged, and the lake holds the batch as written.
+    expect(Number((await h.knex.raw<{ rows: { n: string }[] }>('select count(*) as n from person_staging')).rows[0]!.n)).toBe(0);
+    for (const p of [batch[0]!, batch[batch.length - 1]!]) {
+      const res = await h.get(`/api/v1/person?id=${p.id}`, key);
+      expect(res.status).toBe(200);
+      expect(res.body.data.current_title).toBe(p.current_title);
+      expect(res.body.data.positions.map((x: { title: string }) => x.title)).toEqual(
+        newestFirstPositions(p.positions).map((x) => x.title),
+      );
+    }
   });
 
   it('imports with every rule: valid lines written, invalid ones reported, withdrawn subjects refused, changes logged', async () => {

@@ -25,30 +25,50 @@ export const UNIQUE_IDENTIFIERS = ['person:username', 'company:username', 'compa
 
 const LAKE_TABLE = { person: 'persons', company: 'companies' } as const;
 
+/** What `enrich distribute` created in this database (db/citusLayout.ts); all false on a single PostgreSQL. */
+interface Layout {
+  /** lake_identifiers: the distributed layout is applied. */
+  identifiers: boolean;
+  /** person_staging: the writer's staging table co-located with persons (staging.ts stageOnShards). */
+  staging: boolean;
+}
+
 // Keyed by the knex client, which a knex instance and its transactions share.
-const present = new WeakMap<object, Promise<boolean>>();
+const layouts = new WeakMap<object, Promise<Layout>>();
 
 /**
- * Whether this database has the identifier table (the distributed layout). Checked once per
- * client: `enrich distribute` is run before the service serves from the layout (docs/scale-out.md).
+ * The distributed layout's tables in this database. Checked once per client: `enrich distribute`
+ * is run before the service serves from the layout (docs/scale-out.md).
  */
-export function hasIdentifierTable(db: Knex | Knex.Transaction): Promise<boolean> {
+function layoutOf(db: Knex | Knex.Transaction): Promise<Layout> {
   const key = clientKey(db);
-  let known = present.get(key);
+  let known = layouts.get(key);
   if (!known) {
     known = db
-      .raw<{ rows: { present: boolean }[] }>("select to_regclass('lake_identifiers') is not null as present")
-      .then((r) => r.rows[0]!.present);
+      .raw<{ rows: Layout[] }>(
+        "select to_regclass('lake_identifiers') is not null as identifiers, to_regclass('person_staging') is not null as staging",
+      )
+      .then((r) => r.rows[0]!);
     // A failed check (database down) is not remembered: the next call asks again.
-    known.catch(() => present.delete(key));
-    present.set(key, known);
+    known.catch(() => layouts.delete(key));
+    layouts.set(key, known);
   }
   return known;
 }
 
+/** Whether this database has the identifier table (the distributed layout). */
+export async function hasIdentifierTable(db: Knex | Knex.Transaction): Promise<boolean> {
+  return (await layoutOf(db)).identifiers;
+}
+
+/** Whether the writer can stage a batch on the shards (a layout applied by this version of `enrich distribute`). */
+export async function hasShardStaging(db: Knex | Knex.Transaction): Promise<boolean> {
+  return (await layoutOf(db)).staging;
+}
+
 /** Forgets what hasIdentifierTable learnt of this client (after `enrich distribute` in-process). */
 export function forgetIdentifierTable(db: Knex): void {
-  present.delete(clientKey(db));
+  layouts.delete(clientKey(db));
 }
 
 /**

@@ -5,15 +5,13 @@
  */
 import type { Knex } from 'knex';
 import type { PersonKeyColumn } from './personRecords';
-import { listPersons, hasSchool, pageAfterTotal, ID_ORDER, STARTED_ORDER, type PersonSearchHit } from './personHits';
+import { countMatches, listPersons, hasSchool, pageAfterTotal, ID_ORDER, STARTED_ORDER, type PersonSearchHit } from './personHits';
 import {
-  boundedCount,
   pageQuery,
   SortKeyMismatch,
   term,
   TEXT_TOTAL_BOUND,
   TOTAL_BOUND,
-  totalOf,
   type ListResult,
   type OrderTerm,
   type Page,
@@ -113,7 +111,7 @@ export async function searchPeople(db: Knex, c: PersonCriteria, page: Page): Pro
     where(qb);
     return qb;
   };
-  const total = totalOf((await boundedCount(db, base(db).select(db.raw('1')), bound)) as { count: number }[], bound);
+  const total = await countMatches(db, base(db).select(db.raw('1')), bound);
   // A cursor's key starts with the order its first page was given in ('rank' or 'id'), and
   // goes on in it whatever the count says now.
   let ranked = total.totalRelation === 'eq';

@@ -8,6 +8,7 @@
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
 import { COMPANY_ID_SQL_PATTERN } from '../../model/identifiers';
+import { hasIdentifierTable } from './lakeIdentifiers';
 import { boundedCount, pageQuery, splitPage, term, totalOf, TOTAL_BOUND, type ListResult, type OrderTerm, type Page } from './pages';
 
 export type PersonSearchHit = components['schemas']['PersonSearchHit'];
@@ -76,6 +77,28 @@ export async function listPersons<T = PersonSearchHit>(db: Knex, spec: ListSpec,
   return pageWithTotal(db, rows, spec.order, page, spec.matches?.() ?? base().select(db.raw('1')), spec.extra, spec.totalBound);
 }
 
+/**
+ * The total of a list of persons: its matches counted up to `bound` + 1 (pages.ts boundedCount).
+ * On the distributed layout the count is pushed down to the shards: each counts its own matches
+ * up to bound + 1 and sends one number, and the coordinator adds them (without it, each shard sends
+ * up to bound + 1 rows to be counted on the coordinator). The sum is exact up to the bound, and
+ * above it whenever the matches are (the relation is then `gte` either way). Citus pushes a
+ * sub-query with a LIMIT down only under `citus.subquery_pushdown`, a setting it keeps for this
+ * and warns about (it skips the planner's checks that a sub-query may run shard by shard): it is set
+ * for this one statement, whose matches are the page query's own conditions, which Citus plans
+ * shard by shard without it (joins on the person id, reference tables); docs/scale-out.md.
+ */
+export async function countMatches(db: Knex, matches: Knex.QueryBuilder, bound: number): Promise<ReturnType<typeof totalOf>> {
+  if (!(await hasIdentifierTable(db))) return totalOf((await boundedCount(db, matches, bound)) as { count: number }[], bound);
+  const count = await db.transaction(async (trx) => {
+    // client_min_messages first: the setting's own warning would otherwise reach the log each time.
+    await trx.raw('set local client_min_messages = warning; set local citus.subquery_pushdown = on');
+    // The outer LIMIT is the condition under which Citus pushes the sub-query's LIMIT down.
+    return (await boundedCount(trx, matches, bound).limit(1)) as { count: number }[];
+  });
+  return totalOf(count, bound);
+}
+
 /** Runs a page query (pages.ts pageQuery) and the bounded count side by side, then builds the hits. */
 export async function pageWithTotal<T>(
   db: Knex,
@@ -86,12 +109,9 @@ export async function pageWithTotal<T>(
   extra?: HitExtra,
   bound = TOTAL_BOUND,
 ): Promise<ListResult<T>> {
-  const [rows, count] = await Promise.all([
-    rowsQuery as Promise<(PageRow & Record<string, unknown>)[]>,
-    boundedCount(db, matches, bound) as Promise<{ count: number }[]>,
-  ]);
+  const [rows, total] = await Promise.all([rowsQuery as Promise<(PageRow & Record<string, unknown>)[]>, countMatches(db, matches, bound)]);
   const split = splitPage(rows, order, page);
-  return { rows: await hitsOf<T>(db, split.rows, extra), next: split.next, ...totalOf(count, bound) };
+  return { rows: await hitsOf<T>(db, split.rows, extra), next: split.next, ...total };
 }
 
 /** The page of a list whose total is already known (counted first, to choose the page's plan). */

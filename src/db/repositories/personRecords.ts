@@ -9,7 +9,7 @@ import { lockKeysThenRead } from './locks';
 import { arrayLiteral } from '../literals';
 import { suppressedDigestsRead } from './suppressions';
 import { deleteRecord, RECORD_COLUMNS, served, touchRecords, type TouchRow } from './lakeTables';
-import { connectionOf, stagedInput } from './staging';
+import { connectionOf, SHARD_STAGED_INPUT, stagedInput, stageOnShards, unstageOnShards } from './staging';
 import type { PersonRecord } from '../../model/records';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -138,6 +138,68 @@ export async function deletePerson(db: Knex, id: string): Promise<boolean> {
 }
 
 /**
+ * The lake rows of a batch, derived in SQL from its `input` rows (`id`, `username`, `r` the record
+ * as jsonb to read fields from, `doc` the text to store, and lake_position_facts's columns: the
+ * previous employer, job change, past-employee ordinals and current start from one pass over the
+ * positions, migration 20261203000100_import_position_facts). Each takes the FROM item to read
+ * `input` from: the single-node statement's materialized CTE, or the distributed layout's staged
+ * rows (staging.ts SHARD_STAGED_INPUT).
+ */
+const PERSON_UPSERT = (from: string) => `insert into persons (id, username, network_id, network_urn, full_name, current_title,
+     current_company, current_company_id, current_company_industry, seniority, geo_country_code, geo_city,
+     current_started_on, fetched_at, skills, previous_company_id, previous_company, changed_employer, record)
+   select input.id, input.username, r->>'network_id', r->>'network_urn', r->>'full_name',
+     r->>'current_title', r->>'current_company', lake_bigint(r->>'current_company_id'),
+     r->>'current_company_industry', r->>'seniority', upper(r->>'geo_country_code'), r->>'geo_city',
+     input.current_started_on, (r->>'fetched_at')::timestamptz, lake_skills(r), lake_bigint(previous->>'companyId'),
+     previous->>'companyName', input.changed_employer, doc
+   from ${from}
+   on conflict (id) do update set
+     username = excluded.username, network_id = excluded.network_id, network_urn = excluded.network_urn,
+     full_name = excluded.full_name, current_title = excluded.current_title,
+     current_company = excluded.current_company, current_company_id = excluded.current_company_id,
+     current_company_industry = excluded.current_company_industry, seniority = excluded.seniority,
+     geo_country_code = excluded.geo_country_code, geo_city = excluded.geo_city,
+     current_started_on = excluded.current_started_on, fetched_at = excluded.fetched_at, skills = excluded.skills,
+     previous_company_id = excluded.previous_company_id, previous_company = excluded.previous_company,
+     changed_employer = excluded.changed_employer, record = excluded.record, fetched_at_text = null`;
+
+const POSITION_INSERT = (from: string) => `insert into person_positions (person_id, ordinal, company_id, company_name, title,
+     is_current, started_on, ended_on, latest_past)
+   select input.id, p.ord - 1, lake_bigint(p.pos->>'companyId'), p.pos->>'companyName', p.pos->>'title',
+     coalesce((p.pos->>'isCurrent')::boolean, false),
+     lake_date((p.pos->>'startYear')::int, (p.pos->>'startMonth')::int),
+     lake_date((p.pos->>'endYear')::int, (p.pos->>'endMonth')::int),
+     (p.ord - 1)::int = any(past_ordinals)
+   from ${from}, jsonb_array_elements(r->'positions') with ordinality p(pos, ord)`;
+
+const EDUCATION_INSERT = (from: string) => `insert into person_educations (person_id, ordinal, school_name)
+   select input.id, e.ord - 1, e.edu->>'schoolName'
+   from ${from}, jsonb_array_elements(r->'educations') with ordinality e(edu, ord)
+   where coalesce(e.edu->>'schoolName', '') <> ''`;
+
+/**
+ * The ids of stored persons (not in `ids`) whose username one of `usernames` takes over, deleted
+ * (the username is the profile's public identity). On the distributed layout their ids come from
+ * the identifier table first, so the delete visits only their shards.
+ */
+async function takenOver(trx: Knex.Transaction, usernames: readonly string[], ids: readonly string[]): Promise<string[]> {
+  const holders = await idsByIdentifier(trx, 'person', 'username', usernames);
+  if (holders !== undefined) {
+    const asked = new Set(ids);
+    const others = holders.filter((id) => !asked.has(id.toLowerCase()));
+    if (!others.length) return [];
+    const { rows } = await trx.raw<{ rows: { id: string }[] }>('delete from persons where id = any(?::uuid[]) returning id', [others]);
+    return rows.map((r) => r.id);
+  }
+  const { rows } = await trx.raw<{ rows: { id: string }[] }>(
+    'delete from persons where username = any(?::text[]) and id <> all(?::uuid[]) returning id',
+    [usernames as string[], ids as string[]],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
  * Inserts or replaces records by id. A record that takes over the username of another id replaces
  * that one (the username is the profile's public identity). `records` must not repeat an id or a
  * username (the caller dedupes: ON CONFLICT cannot touch one row twice in a statement).
@@ -152,72 +214,39 @@ export async function upsertPersons(
 ): Promise<void> {
   if (!records.length) return;
   const ids = records.map((r) => r.id.toLowerCase());
-  const input = await stagedInput(trx, texts, usernames);
-  const { rows: gone } = await trx.raw<{ rows: { id: string }[] }>(
-    'delete from persons where username = any(?::text[]) and id <> all(?::uuid[]) returning id',
-    [usernames as string[], ids],
-  );
+  const gone = await takenOver(trx, usernames, ids);
   await trx.raw('delete from person_positions where person_id = any(?::uuid[])', [ids]);
   await trx.raw('delete from person_educations where person_id = any(?::uuid[])', [ids]);
-  // One statement, so the batch's JSON is parsed once (parsing is most of the cost) and shared by
-  // the three inserts through a materialized CTE: `r` to read fields from, `doc` the text to store.
-  // The position facts (previous employer, job change, past-employee ordinals, current start) come
-  // from one pass over the positions per record (lake_position_facts, migration
-  // 20261203000100_import_position_facts, the same results as the rule functions it restates).
-  await trx.raw(
-    `with input as materialized (
-       select staged.*, facts.previous, facts.changed_employer, facts.past_ordinals, facts.current_started_on
-       from (${input.sql}) staged, lateral lake_position_facts(staged.r) facts),
-     upserted as (
-       insert into persons (id, username, network_id, network_urn, full_name, current_title, current_company,
-         current_company_id, current_company_industry, seniority, geo_country_code, geo_city,
-         current_started_on, fetched_at, skills, previous_company_id, previous_company, changed_employer, record)
-       select (r->>'id')::uuid, input.username, r->>'network_id', r->>'network_urn', r->>'full_name',
-         r->>'current_title', r->>'current_company', lake_bigint(r->>'current_company_id'),
-         r->>'current_company_industry', r->>'seniority', upper(r->>'geo_country_code'), r->>'geo_city',
-         input.current_started_on, (r->>'fetched_at')::timestamptz, lake_skills(r), lake_bigint(previous->>'companyId'),
-         previous->>'companyName', input.changed_employer, doc
-       from input
-       on conflict (id) do update set
-         username = excluded.username, network_id = excluded.network_id, network_urn = excluded.network_urn,
-         full_name = excluded.full_name, current_title = excluded.current_title,
-         current_company = excluded.current_company, current_company_id = excluded.current_company_id,
-         current_company_industry = excluded.current_company_industry, seniority = excluded.seniority,
-         geo_country_code = excluded.geo_country_code, geo_city = excluded.geo_city,
-         current_started_on = excluded.current_started_on, fetched_at = excluded.fetched_at, skills = excluded.skills,
-         previous_company_id = excluded.previous_company_id, previous_company = excluded.previous_company,
-         changed_employer = excluded.changed_employer, record = excluded.record, fetched_at_text = null
-       returning 1),
-     positions as (
-       insert into person_positions (person_id, ordinal, company_id, company_name, title, is_current, started_on,
-         ended_on, latest_past)
-       select (r->>'id')::uuid, p.ord - 1, lake_bigint(p.pos->>'companyId'), p.pos->>'companyName', p.pos->>'title',
-         coalesce((p.pos->>'isCurrent')::boolean, false),
-         lake_date((p.pos->>'startYear')::int, (p.pos->>'startMonth')::int),
-         lake_date((p.pos->>'endYear')::int, (p.pos->>'endMonth')::int),
-         (p.ord - 1)::int = any(past_ordinals)
-       from input, jsonb_array_elements(r->'positions') with ordinality p(pos, ord)
-       returning 1),
-     educations as (
-       insert into person_educations (person_id, ordinal, school_name)
-       select (r->>'id')::uuid, e.ord - 1, e.edu->>'schoolName'
-       from input, jsonb_array_elements(r->'educations') with ordinality e(edu, ord)
-       where coalesce(e.edu->>'schoolName', '') <> ''
-       returning 1)
-     select (select count(*) from upserted) as persons, (select count(*) from positions) as positions,
-       (select count(*) from educations) as educations`,
-    input.bindings,
-  );
+  if (await stageOnShards(trx, ids, texts, usernames)) {
+    // The distributed layout: one statement per table, each run inside the shards of the batch's
+    // ids (an INSERT … SELECT between co-located tables), so the workers parse the records.
+    for (const write of [PERSON_UPSERT, POSITION_INSERT, EDUCATION_INSERT]) await trx.raw(write(SHARD_STAGED_INPUT), [ids]);
+    await unstageOnShards(trx, ids);
+  } else {
+    const input = await stagedInput(trx, texts, usernames);
+    // One statement, so the batch's JSON is parsed once (parsing is most of the cost) and shared by
+    // the three inserts through a materialized CTE.
+    await trx.raw(
+      `with input as materialized (
+         select (staged.r->>'id')::uuid as id, staged.*, facts.previous, facts.changed_employer, facts.past_ordinals, facts.current_started_on
+         from (${input.sql}) staged, lateral lake_position_facts(staged.r) facts),
+       upserted as (${PERSON_UPSERT('input')} returning 1),
+       positions as (${POSITION_INSERT('input')} returning 1),
+       educations as (${EDUCATION_INSERT('input')} returning 1)
+       select (select count(*) from upserted) as persons, (select count(*) from positions) as positions,
+         (select count(*) from educations) as educations`,
+      input.bindings,
+    );
+  }
   // The index tables of a person whose username another id took over go with it: by the foreign
   // keys' cascade, or here while an initial load has set the foreign keys aside (lakeIndexes.ts).
   if (gone.length) {
-    const goneIds = gone.map((r) => r.id);
-    await trx.raw('delete from person_positions where person_id = any(?::uuid[])', [goneIds]);
-    await trx.raw('delete from person_educations where person_id = any(?::uuid[])', [goneIds]);
-    await trx.raw('delete from person_refresh where person_id = any(?::uuid[])', [goneIds]);
+    await trx.raw('delete from person_positions where person_id = any(?::uuid[])', [gone]);
+    await trx.raw('delete from person_educations where person_id = any(?::uuid[])', [gone]);
+    await trx.raw('delete from person_refresh where person_id = any(?::uuid[])', [gone]);
   }
   // The distributed layout's identifier table follows the record in the same transaction.
-  await replaceIdentifiers(trx, 'person', ids, gone.map((r) => r.id));
+  await replaceIdentifiers(trx, 'person', ids, gone);
   // The refresh queue row follows the record: due again by its (new) fetched_at, any lease void.
   await trx.raw(
     `insert into person_refresh (person_id, checked_at) select id, fetched_at from persons where id = any(?::uuid[])

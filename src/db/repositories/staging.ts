@@ -12,7 +12,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
-import { hasIdentifierTable } from './lakeIdentifiers';
+import { hasIdentifierTable, hasShardStaging } from './lakeIdentifiers';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 
@@ -85,3 +85,43 @@ export async function stagedInput(
     bindings: [`[${texts.join(',')}]`, usernames as string[]],
   };
 }
+
+/**
+ * On the distributed layout: stages a batch of persons in `person_staging` (citusLayout.ts),
+ * distributed by person id and co-located with persons, so that the upsert's `INSERT … SELECT`
+ * from it runs inside each shard (Citus pushes it down) and the workers parse the JSON, not the
+ * coordinator. COPY sends the text as it is (the coordinator routes each row by its id; a text
+ * column is not parsed). The rows are the transaction's own: no other session sees uncommitted
+ * rows, and `unstageOnShards` deletes them before the commit. Returns false where it does not apply
+ * (a single PostgreSQL, a layout from before the table existed, a small batch, a username COPY
+ * cannot carry as it is): the caller then writes from one JSON parameter, parsed where it runs.
+ */
+export async function stageOnShards(
+  trx: Knex.Transaction,
+  ids: readonly string[],
+  texts: readonly string[],
+  usernames: readonly string[],
+): Promise<boolean> {
+  if (texts.length < STAGING_MIN_RECORDS || !stageable(usernames) || !(await hasShardStaging(trx))) return false;
+  const connection = await connectionOf(trx);
+  const rows = function* () {
+    for (let i = 0; i < texts.length; i += 1) yield `${ids[i]}\x02${usernames[i]}\x02${texts[i]}\n`;
+  };
+  await pipeline(Readable.from(rows()), connection.query(copyFrom(`copy person_staging (person_id, username, doc) from stdin ${NDJSON_COPY_OPTIONS}`)));
+  return true;
+}
+
+/** Removes a batch staged by stageOnShards (only the shards of its ids are visited). */
+export async function unstageOnShards(trx: Knex.Transaction, ids: readonly string[]): Promise<void> {
+  await trx.raw('delete from person_staging where person_id = any(?::uuid[])', [ids as string[]]);
+}
+
+/**
+ * The `input` rows of a batch staged by stageOnShards, as a sub-query to select from (columns `id`,
+ * `username`, `r`, `doc` as stagedInput's, and `lake_position_facts`'s). `OFFSET 0` keeps the parse
+ * a sub-query of its own, so each record's text is parsed once per statement, not once per field
+ * read from it; Citus pushes such a correlated sub-query down with the rest. `?` is the batch's ids.
+ */
+export const SHARD_STAGED_INPUT = `(select s.person_id as id, s.username, j.r, j.doc, facts.*
+   from person_staging s, lateral (select s.doc::jsonb as r, s.doc::json as doc offset 0) j, lateral lake_position_facts(j.r) facts
+   where s.person_id = any(?::uuid[])) input`;
