@@ -98,25 +98,25 @@ async function main() {
     }
     const sample = (
       await targets[0]!.knex.raw<{ rows: { id: string; username: string; company: string | null; record: string }[] }>(
-        'select id, username, current_company_id::text as company, record::text as record from persons order by id limit 200',
+        'select id, username, current_company_id::text as company, record::text as record from persons order by id limit 500',
       )
     ).rows;
     const company = sample.find((s) => s.company)!.company!;
     const ops: Op[] = [
-      { name: 'getPerson ?username', run: (t, i) => call(t, 'GET', `/api/v1/person?username=${sample[i % sample.length]!.username}`) },
-      { name: 'getPerson ?id', run: (t, i) => call(t, 'GET', `/api/v1/person?id=${sample[i % sample.length]!.id}`) },
+      { name: 'getPerson ?username', run: (t, i) => call(t, 'GET', `/api/v1/person?username=${sample[i % 200]!.username}`) },
+      { name: 'getPerson ?id', run: (t, i) => call(t, 'GET', `/api/v1/person?id=${sample[i % 200]!.id}`) },
       { name: 'bulkGetPeople 50 ids', run: (t, i) => call(t, 'POST', '/api/v1/people/bulk', { ids: sample.slice(i % 100, (i % 100) + 50).map((s) => s.id) }) },
       { name: 'searchPeople title', run: (t) => call(t, 'POST', '/api/v1/people/search', { title: 'engineer' }) },
       { name: 'listCurrentEmployees', run: (t) => call(t, 'GET', `/api/v1/company/current-employees?company_id=${company}`) },
       { name: 'listJobChanges', run: (t) => call(t, 'GET', '/api/v1/person/job-changes?within_months=24') },
       { name: 'getCompany ?company_id', run: (t) => call(t, 'GET', `/api/v1/company?company_id=${company}`) },
-      {
-        name: 'write 50 changed persons',
-        run: async (t, i) => {
-          const batch = sample.slice(0, 50).map((s) => ({ ...(JSON.parse(s.record) as PersonRecord), current_title: `Title ${i} ${t.name}` }));
+      ...[50, 500].map((size) => ({
+        name: `write ${size} changed persons`,
+        run: async (t: Target, i: number) => {
+          const batch = sample.slice(0, size).map((s) => ({ ...(JSON.parse(s.record) as PersonRecord), current_title: `Title ${i} ${t.name}` }));
           await writeRecords(t.knex, 'person', batch);
         },
-      },
+      })),
     ];
     const figures = new Map<string, number[]>();
     for (let round = 0; round < rounds; round++) {

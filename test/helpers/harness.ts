@@ -6,7 +6,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Redis from 'ioredis';
-import { OpenAPIValidator } from 'openapi-backend';
 import supertest from 'supertest';
 import { createApp, type App } from '../../src/app';
 import type { LiveSource } from '../../src/domain/live/source';
@@ -42,17 +41,6 @@ export interface Harness {
 }
 
 const NOTIFY_DEADLINE_MS = 10_000;
-
-/**
- * Test apps compile each operation's request validator when that operation is first called, instead
- * of all of them at start (src/http/contract.ts builds its validator with `lazyCompileValidators`
- * and then precompiles everything, so a server pays the cost before its first request). Compiling
- * every validator took 0.7 to 1.5 s of CPU per app, and the suite creates an app per test file and
- * more (~100 per run), while a file calls a few operations. The validators and what they check are
- * the same; only when they are compiled differs. Servers the tests start as processes (`enrich
- * serve`: CLI and fault tests) still precompile at start.
- */
-OpenAPIValidator.prototype.preCompileRequestValidators = function lazyInTests() {};
 
 export function testDatabaseUrl(): string {
   const url = process.env.TEST_DATABASE_URL;

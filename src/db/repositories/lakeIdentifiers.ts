@@ -130,12 +130,25 @@ export async function replaceIdentifiers(
   const kinds = IDENTIFIER_COLUMNS[kind].map((c) => `${kind}:${c}`);
   await trx.raw('delete from lake_identifiers where subject_id = any(?::uuid[]) and kind = any(?::text[])', [all, kinds]);
   if (!ids.length) return;
-  const table = LAKE_TABLE[kind];
-  const selects = IDENTIFIER_COLUMNS[kind].map(
-    (c) => `select ${c}::text as value, '${kind}:${c}' as kind, id from ${table} where id = any(:ids::uuid[]) and ${c} is not null`,
+  // Read from the lake table (its columns are the values lookups compare with), then inserted as
+  // rows: Citus routes each row of a multi-row VALUES to its shard, where an INSERT … SELECT from
+  // persons (distributed by id) into this table (distributed by value) repartitions through the
+  // coordinator (measured: 70 ms for a batch of 50 persons, against a few ms).
+  const columns = IDENTIFIER_COLUMNS[kind];
+  const { rows } = await trx.raw<{ rows: Record<string, string | null>[] }>(
+    `select id::text as id, ${columns.map((c) => `${c}::text as ${c}`).join(', ')} from ${LAKE_TABLE[kind]} where id = any(?::uuid[])`,
+    [ids as string[]],
   );
-  await trx.raw(`insert into lake_identifiers (value, kind, subject_id) ${selects.join(' union all ')}`, { ids: ids as string[] });
+  const values = rows.flatMap((r) =>
+    columns.filter((c) => r[c] !== null).map((c) => ({ value: r[c]!, kind: `${kind}:${c}`, subject_id: r.id! })),
+  );
+  // Three parameters a row, under PostgreSQL's 65,535 per statement.
+  for (let i = 0; i < values.length; i += IDENTIFIER_ROWS_PER_INSERT) {
+    await trx('lake_identifiers').insert(values.slice(i, i + IDENTIFIER_ROWS_PER_INSERT));
+  }
 }
+
+const IDENTIFIER_ROWS_PER_INSERT = 5_000;
 
 /** Removes the identifier rows of records being deleted (a withdrawal), in the caller's transaction. */
 export async function dropIdentifiers(db: Knex | Knex.Transaction, kind: IdentifierKind, ids: readonly string[]): Promise<void> {
