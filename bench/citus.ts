@@ -9,9 +9,14 @@
  * single node. The machine's load average is printed with them: on a shared machine the absolute
  * figures move with it, the ratio much less.
  *
- * Options: --persons=2000 --companies=100 --rounds=5 --requests=20 --shards=32
+ * Then the write path at import size: `importFile` of new persons, and of the same persons each
+ * changed, alternated between the topologies, in records/s.
+ *
+ * Options: --persons=2000 --companies=100 --rounds=5 --requests=20 --shards=32 --import=5000 --import-rounds=3
  */
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -19,10 +24,13 @@ import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { applyDistributedLayout } from '../src/db/citusLayout';
 import { createKnex, migrateLatest, type Knex } from '../src/db/knex';
+import { importFile } from '../src/domain/lake/importer';
 import { writeRecords } from '../src/domain/lake/write/writer';
+import { recordValidator } from '../src/http/recordSchemas';
 import { createWorkspace } from '../src/domain/workspaces/admin';
 import { createLogger } from '../src/logger';
 import type { PersonRecord } from '../src/model/records';
+import { createWorld } from '../src/world';
 import { seedLake } from '../src/world/seed';
 import { citusUnavailable, startCitusCluster, startPlainNode } from '../test/citus/cluster';
 import { intArg, median } from './lib';
@@ -78,6 +86,8 @@ async function main() {
   const rounds = intArg('rounds', 5);
   const requests = intArg('requests', 20);
   const shards = intArg('shards', 32);
+  const importSize = intArg('import', 5000);
+  const importRounds = intArg('import-rounds', 3);
   const world = { persons, companies, seed: 1, asOf: new Date('2026-11-01T00:00:00Z') };
 
   const cluster = await startCitusCluster();
@@ -139,6 +149,41 @@ async function main() {
       const s = median(figures.get(`${op.name}\u0000single`)!);
       const c = median(figures.get(`${op.name}\u0000citus`)!);
       console.log([op.name.padEnd(28), s.toFixed(2).padStart(14), c.toFixed(2).padStart(13), (c / s).toFixed(2).padStart(7)].join(''));
+    }
+    // The write path at import size: `enrich import` of new persons and then of the same file with
+    // every record changed (the nightly re-import), alternated between the topologies, records/s.
+    const generator = createWorld(world);
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-citus-'));
+    const rates = new Map<string, number[]>();
+    try {
+      for (let round = 0; round < importRounds; round++) {
+        for (const t of targets) {
+          const first = persons + (round * targets.length + targets.indexOf(t)) * importSize;
+          const batch = Array.from({ length: importSize }, (_, i) => generator.person(first + i) as PersonRecord);
+          for (const [phase, records] of [
+            ['import new persons', batch],
+            ['re-import, every record changed', batch.map((p) => ({ ...p, current_title: `${p.current_title ?? ''} (re-import)` }))],
+          ] as const) {
+            const file = path.join(tmp, `${t.name}-${round}.ndjson`);
+            fs.writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+            const started = performance.now();
+            const report = await importFile(t.knex, { kind: 'person', file, validate: recordValidator('PersonResult') });
+            const seconds = (performance.now() - started) / 1000;
+            if (report.written !== importSize) throw new Error(`${t.name} ${phase}: wrote ${report.written} of ${importSize}`);
+            const k = `${phase}\u0000${t.name}`;
+            rates.set(k, [...(rates.get(k) ?? []), importSize / seconds]);
+          }
+        }
+      }
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+    console.log(`\nimport of ${importSize} persons per run (importFile, batches of 1,000), ${importRounds} runs per topology; records/s`);
+    console.log(['phase'.padEnd(34), 'single /s'.padStart(10), 'citus /s'.padStart(10), 'ratio'.padStart(7)].join(''));
+    for (const phase of ['import new persons', 're-import, every record changed']) {
+      const s = median(rates.get(`${phase}\u0000single`)!);
+      const c = median(rates.get(`${phase}\u0000citus`)!);
+      console.log([phase.padEnd(34), s.toFixed(0).padStart(10), c.toFixed(0).padStart(10), (c / s).toFixed(2).padStart(7)].join(''));
     }
   } finally {
     for (const t of targets) await t.close().catch(() => undefined);

@@ -226,6 +226,21 @@ lane('the lake on Citus: a coordinator and two workers', () => {
       return rows.map((r) => r['QUERY PLAN']).join('\n');
     });
 
+  /** Rows where the identifier table and the lake tables disagree (none, if the writer kept it exactly). */
+  const identifierDrift = async (): Promise<unknown[]> => {
+    const derived = `select username::text as value, 'person:username' as kind, id as subject_id from persons
+      union all select network_id, 'person:network_id', id from persons where network_id is not null
+      union all select network_urn, 'person:network_urn', id from persons where network_urn is not null
+      union all select username, 'company:username', id from companies
+      union all select company_id::text, 'company:company_id', id from companies where company_id is not null`;
+    const { rows } = await h.knex.raw(
+      `(select 'missing' as what, * from (${derived}) d except select 'missing', value, kind, subject_id from lake_identifiers)
+       union all
+       (select 'extra', value, kind, subject_id from lake_identifiers except select 'extra', * from (${derived}) d)`,
+    );
+    return rows;
+  };
+
   it("counts a list's matches on the shards: one number per shard, the total exact up to the bound", async () => {
     const seniority = [...new Set(persons.map((p) => p.seniority).filter((s) => s !== null))].slice(0, 2);
     const expected = persons.filter((p) => p.seniority !== null && seniority.includes(p.seniority)).length;
@@ -273,6 +288,12 @@ lane('the lake on Citus: a coordinator and two workers', () => {
         newestFirstPositions(p.positions).map((x) => x.title),
       );
     }
+    // The identifier table moved with the records: a changed username is found under its new value only.
+    const renamed = { ...batch[1]!, username: `${batch[1]!.username}-renamed` };
+    await writeRecords(h.knex, 'person', [renamed, ...batch.slice(2).map((p) => ({ ...p, current_title: `${p.current_title} again` }))]);
+    expect((await h.get(`/api/v1/person?username=${renamed.username}`, key)).status).toBe(200);
+    expect((await h.get(`/api/v1/person?username=${batch[1]!.username}`, key)).status).toBe(404);
+    expect(await identifierDrift()).toEqual([]);
   });
 
   it('imports with every rule: valid lines written, invalid ones reported, withdrawn subjects refused, changes logged', async () => {
@@ -289,6 +310,7 @@ lane('the lake on Citus: a coordinator and two workers', () => {
     expect((await h.get(`/api/v1/person?id=${a.id}`, key)).body.data.current_title).toBe('Chief Distributed Officer');
     const log = await h.knex('change_log').where({ subject_id: a.id, origin: 'import' });
     expect(log.length).toBeGreaterThan(0);
+    expect(await identifierDrift()).toEqual([]);
   });
 
   it('refreshes with two workers: every record claimed once, the changes logged', async () => {

@@ -113,42 +113,82 @@ export async function idsByIdentifier(
   return rows.map((r) => r.subject_id);
 }
 
+/** One row of the identifier table. */
+export interface IdentifierRow {
+  value: string;
+  kind: string;
+  subject_id: string;
+}
+
 /**
- * Rewrites the identifier rows of `ids` (records just written, or removed: `gone`) from the lake
- * table, in the writer's transaction. A record that takes an identifier another record holds fails
- * the unique index, exactly as the lake's own unique index does on a single PostgreSQL.
+ * The identifier rows that the records `ids` give as the lake table holds them now (its columns are
+ * the values lookups compare with), or undefined on a single PostgreSQL. Read by id: one shard each.
+ */
+export async function identifiersOf(
+  trx: Knex.Transaction,
+  kind: IdentifierKind,
+  ids: readonly string[],
+): Promise<IdentifierRow[] | undefined> {
+  if (!(await hasIdentifierTable(trx))) return undefined;
+  if (!ids.length) return [];
+  const columns = IDENTIFIER_COLUMNS[kind];
+  const { rows } = await trx.raw<{ rows: Record<string, string | null>[] }>(
+    `select id::text as id, ${columns.map((c) => `${c}::text as ${c}`).join(', ')} from ${LAKE_TABLE[kind]} where id = any(?::uuid[])`,
+    [ids as string[]],
+  );
+  return rows.flatMap((r) => columns.filter((c) => r[c] !== null).map((c) => ({ value: r[c]!, kind: `${kind}:${c}`, subject_id: r.id! })));
+}
+
+/**
+ * Brings the identifier rows of `ids` (records just written) and `gone` (records removed) in line
+ * with the lake table, in the writer's transaction. With `before` (identifiersOf the same ids, read
+ * before the write), only what changed is deleted and inserted, each row on its value's shard: a
+ * re-verified or edited record whose identifiers stayed the same costs no write here. Without it,
+ * the rows are deleted by subject (every shard of the table) and inserted again. A record that takes
+ * an identifier another record holds fails the unique index, exactly as the lake's own unique index
+ * does on a single PostgreSQL.
  */
 export async function replaceIdentifiers(
   trx: Knex.Transaction,
   kind: IdentifierKind,
   ids: readonly string[],
   gone: readonly string[] = [],
+  before?: readonly IdentifierRow[],
 ): Promise<void> {
   if (!(await hasIdentifierTable(trx))) return;
-  const all = [...ids, ...gone];
-  if (!all.length) return;
   const kinds = IDENTIFIER_COLUMNS[kind].map((c) => `${kind}:${c}`);
-  await trx.raw('delete from lake_identifiers where subject_id = any(?::uuid[]) and kind = any(?::text[])', [all, kinds]);
-  if (!ids.length) return;
-  // Read from the lake table (its columns are the values lookups compare with), then inserted as
-  // rows: Citus routes each row of a multi-row VALUES to its shard, where an INSERT … SELECT from
-  // persons (distributed by id) into this table (distributed by value) repartitions through the
-  // coordinator (measured: 70 ms for a batch of 50 persons, against a few ms).
-  const columns = IDENTIFIER_COLUMNS[kind];
-  const { rows } = await trx.raw<{ rows: Record<string, string | null>[] }>(
-    `select id::text as id, ${columns.map((c) => `${c}::text as ${c}`).join(', ')} from ${LAKE_TABLE[kind]} where id = any(?::uuid[])`,
-    [ids as string[]],
-  );
-  const values = rows.flatMap((r) =>
-    columns.filter((c) => r[c] !== null).map((c) => ({ value: r[c]!, kind: `${kind}:${c}`, subject_id: r.id! })),
-  );
-  // Three parameters a row, under PostgreSQL's 65,535 per statement.
-  for (let i = 0; i < values.length; i += IDENTIFIER_ROWS_PER_INSERT) {
-    await trx('lake_identifiers').insert(values.slice(i, i + IDENTIFIER_ROWS_PER_INSERT));
+  const bySubject = before === undefined ? [...ids, ...gone] : gone;
+  if (bySubject.length) {
+    await trx.raw('delete from lake_identifiers where subject_id = any(?::uuid[]) and kind = any(?::text[])', [bySubject as string[], kinds]);
+  }
+  const after = (await identifiersOf(trx, kind, ids))!;
+  let fresh = after;
+  if (before !== undefined) {
+    const key = (r: IdentifierRow) => `${r.kind}\u0000${r.value}\u0000${r.subject_id}`;
+    const now = new Set(after.map(key));
+    const was = new Set(before.map(key));
+    const stale = before.filter((r) => !now.has(key(r)));
+    fresh = after.filter((r) => !was.has(key(r)));
+    for (let i = 0; i < stale.length; i += IDENTIFIER_ROWS_PER_STATEMENT) {
+      const chunk = stale.slice(i, i + IDENTIFIER_ROWS_PER_STATEMENT);
+      // `value = any(…)` lets Citus send the delete to those values' shards only; the row list says
+      // exactly which rows go.
+      await trx.raw(
+        `delete from lake_identifiers where value = any(?::text[]) and (value, kind, subject_id) in (${chunk.map(() => '(?, ?, ?::uuid)').join(', ')})`,
+        [chunk.map((r) => r.value), ...chunk.flatMap((r) => [r.value, r.kind, r.subject_id])],
+      );
+    }
+  }
+  // Inserted as rows: Citus routes each row of a multi-row VALUES to its shard, where an
+  // INSERT … SELECT from persons (distributed by id) into this table (distributed by value)
+  // repartitions through the coordinator (measured: 70 ms for a batch of 50 persons).
+  for (let i = 0; i < fresh.length; i += IDENTIFIER_ROWS_PER_STATEMENT) {
+    await trx('lake_identifiers').insert(fresh.slice(i, i + IDENTIFIER_ROWS_PER_STATEMENT));
   }
 }
 
-const IDENTIFIER_ROWS_PER_INSERT = 5_000;
+/** Three or four parameters a row, under PostgreSQL's 65,535 per statement. */
+const IDENTIFIER_ROWS_PER_STATEMENT = 5_000;
 
 /** Removes the identifier rows of records being deleted (a withdrawal), in the caller's transaction. */
 export async function dropIdentifiers(db: Knex | Knex.Transaction, kind: IdentifierKind, ids: readonly string[]): Promise<void> {

@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { preparedQuery } from '../knex';
-import { dropIdentifiers, idsByIdentifier, replaceIdentifiers } from './lakeIdentifiers';
+import { dropIdentifiers, identifiersOf, idsByIdentifier, replaceIdentifiers } from './lakeIdentifiers';
 import { lockKeysThenRead } from './locks';
 import { arrayLiteral } from '../literals';
 import { suppressedDigestsRead } from './suppressions';
@@ -214,6 +214,8 @@ export async function upsertPersons(
 ): Promise<void> {
   if (!records.length) return;
   const ids = records.map((r) => r.id.toLowerCase());
+  // The distributed layout's identifier rows as they stand: after the write only what changed moves.
+  const identifiers = await identifiersOf(trx, 'person', ids);
   const gone = await takenOver(trx, usernames, ids);
   await trx.raw('delete from person_positions where person_id = any(?::uuid[])', [ids]);
   await trx.raw('delete from person_educations where person_id = any(?::uuid[])', [ids]);
@@ -246,7 +248,7 @@ export async function upsertPersons(
     await trx.raw('delete from person_refresh where person_id = any(?::uuid[])', [gone]);
   }
   // The distributed layout's identifier table follows the record in the same transaction.
-  await replaceIdentifiers(trx, 'person', ids, gone);
+  await replaceIdentifiers(trx, 'person', ids, gone, identifiers);
   // The refresh queue row follows the record: due again by its (new) fetched_at, any lease void.
   await trx.raw(
     `insert into person_refresh (person_id, checked_at) select id, fetched_at from persons where id = any(?::uuid[])
