@@ -152,7 +152,8 @@ async function main() {
     }
     // The write path at import size: `enrich import` of new persons and then of the same file with
     // every record changed (the nightly re-import), alternated between the topologies, records/s.
-    const generator = createWorld(world);
+    // Persons past the seeded ones, from the same generator (ids and usernames follow the index).
+    const generator = createWorld({ ...world, persons: persons + importRounds * targets.length * importSize });
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-citus-'));
     const rates = new Map<string, number[]>();
     try {
