@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats';
 import type Ajv from 'ajv';
 import { OpenAPIBackend, OpenAPIValidator, type Document, type Handler } from 'openapi-backend';
 import { PROJECT_ROOT } from '../paths';
-import { expandRefs } from './expandRefs';
+import { expandRefs, expandRefsIn } from './expandRefs';
 
 export const API_ROOT = '/api/v1';
 const BUNDLED_SPEC_PATH = path.join(PROJECT_ROOT, 'generated/openapi.json');
@@ -25,6 +25,42 @@ export function loadDefinition(): Document {
 /** The bundled document with every reference expanded in place, as openapi-backend needs it. */
 export function loadExpandedDefinition(): Document {
   return expandRefs(loadDefinition());
+}
+
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+/**
+ * What the server routes and validates requests by: the bundled document's paths, their parameters
+ * and request bodies with every reference expanded in place (as openapi-backend needs them), and of
+ * each operation's responses only the documented statuses (authenticate.ts reads whether an
+ * operation documents a 402). Response bodies and headers, webhooks and components stay out: the
+ * server never validates a response (the tests do, test/helpers/contractValidator.ts), and expanded
+ * they were nine tenths of a 3.9 MB document that every app built and openapi-backend walked twice
+ * at start.
+ */
+export function loadServerDefinition(): Document {
+  const doc = loadDefinition() as Document & { paths: Record<string, Record<string, unknown>> };
+  const paths = Object.fromEntries(
+    Object.entries(doc.paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(item).map(([key, value]) => {
+          if (!HTTP_METHODS.has(key)) return [key, value];
+          const { responses, ...operation } = value as { responses?: Record<string, unknown> };
+          return [key, { ...operation, responses: Object.fromEntries(Object.keys(responses ?? {}).map((status) => [status, { description: status }])) }];
+        }),
+      ),
+    ]),
+  );
+  const { openapi, info, servers, security } = doc as Document & { servers?: unknown; security?: unknown };
+  return {
+    openapi,
+    info,
+    ...(servers ? { servers } : {}),
+    ...(security ? { security } : {}),
+    paths: expandRefsIn(paths, doc),
+    components: { securitySchemes: doc.components?.securitySchemes ?? {} },
+  } as Document;
 }
 
 /**
@@ -49,7 +85,7 @@ export async function createContract(handlers: Record<string, Handler>): Promise
     return ajv;
   };
   const api = new Contract31Backend({
-    definition: loadExpandedDefinition(),
+    definition: loadServerDefinition(),
     apiRoot: API_ROOT,
     strict: true,
     quick: false,

@@ -8,7 +8,12 @@
  * recursive schemas; a cycle here is a contract bug and fails loudly.
  */
 export function expandRefs<T>(document: T): T {
-  const root = document as unknown;
+  return expandRefsIn(document, document);
+}
+
+/** `node` (a part of `document`, or built from parts of it) with every reference into `document` expanded. */
+export function expandRefsIn<T>(node: T, document: unknown): T {
+  const root = document;
   const resolve = (pointer: string): unknown => {
     if (!pointer.startsWith('#/')) throw new Error(`only internal references are supported, got ${pointer}`);
     return pointer
@@ -33,5 +38,5 @@ export function expandRefs<T>(document: T): T {
     for (const [key, value] of Object.entries(node)) out[key] = expand(value, trail);
     return out;
   };
-  return expand(root, []) as T;
+  return expand(node, []) as T;
 }

@@ -3,7 +3,8 @@
  * arrays of objects, nullable branches). The spec's rule: every listed field is always present,
  * `null` when it has no value.
  */
-import { loadExpandedDefinition } from '../../src/http/contract';
+import { loadDefinition } from '../../src/http/contract';
+import { expandRefsIn } from '../../src/http/expandRefs';
 
 type Schema = {
   type?: string | string[];
@@ -14,7 +15,8 @@ type Schema = {
 };
 
 export function contractSchema(name: string): Schema {
-  return (loadExpandedDefinition() as unknown as { components: { schemas: Record<string, Schema> } }).components.schemas[name];
+  const doc = loadDefinition() as unknown as { components: { schemas: Record<string, Schema> } };
+  return expandRefsIn(doc.components.schemas[name]!, doc);
 }
 
 function branches(schema: Schema): Schema[] {

@@ -7,7 +7,8 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
-import { API_ROOT, Contract31Backend, loadExpandedDefinition } from '../../src/http/contract';
+import { API_ROOT, Contract31Backend, loadDefinition, loadServerDefinition } from '../../src/http/contract';
+import { expandRefsIn } from '../../src/http/expandRefs';
 
 export interface HttpResponse {
   status: number;
@@ -27,7 +28,9 @@ const validators = new Map<string, ValidateFunction>();
 
 function router(): Promise<OpenAPIBackend> {
   backend ??= (async () => {
-    const api = new Contract31Backend({ definition: loadExpandedDefinition(), apiRoot: API_ROOT, quick: false, validate: false, strict: true });
+    // Routing needs the paths only (the server's own definition); each operation's responses are
+    // expanded from the bundled document when that operation is first checked (responsesOf).
+    const api = new Contract31Backend({ definition: loadServerDefinition(), apiRoot: API_ROOT, quick: false, validate: false, strict: true });
     await api.init();
     return api;
   })();
@@ -48,8 +51,23 @@ function compile(key: string, schema: object): ValidateFunction {
   return v;
 }
 
-function errorResponseSchema(api: OpenAPIBackend): object {
-  return (api.definition as { components: { schemas: Record<string, object> } }).components.schemas.ErrorResponse;
+type Bundled = { paths: Record<string, Record<string, { responses?: Record<string, ResponseObject> }>>; components: { schemas: Record<string, object> } };
+const bundled = () => loadDefinition() as unknown as Bundled;
+
+function errorResponseSchema(): object {
+  return expandRefsIn(bundled().components.schemas.ErrorResponse, bundled());
+}
+
+const expandedResponses = new Map<string, Record<string, ResponseObject>>();
+
+/** The operation's documented responses, every reference expanded in place, as the contract states them. */
+function responsesOf(operation: Operation): Record<string, ResponseObject> {
+  let responses = expandedResponses.get(operation.operationId!);
+  if (!responses) {
+    responses = expandRefsIn(bundled().paths[operation.path]![operation.method]!.responses ?? {}, bundled());
+    expandedResponses.set(operation.operationId!, responses);
+  }
+  return responses;
 }
 
 /** Returns a list of problems; empty means the response is inside the contract. */
@@ -72,10 +90,10 @@ export async function contractProblems(method: string, path: string, res: HttpRe
   if (!operation) {
     // Unknown paths and wrong methods are answered outside any operation, in the shared error shape.
     if (![404, 405].includes(res.status)) problems.push(`unmatched route answered ${res.status}, expected 404 or 405`);
-    schema = errorResponseSchema(api);
+    schema = errorResponseSchema();
     key = 'ErrorResponse';
   } else {
-    const responses = operation.responses as Record<string, ResponseObject>;
+    const responses = responsesOf(operation);
     documented = responses[String(res.status)] ?? responses[`${String(res.status)[0]}XX`] ?? responses.default;
     key = `${operation.operationId}:${res.status}`;
     if (!documented) {
