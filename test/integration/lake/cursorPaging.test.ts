@@ -203,10 +203,10 @@ describe('cursor paging over every list, on a seeded world', () => {
       const first = await request({ per_page: 100 });
       expect(first.body.total_relation).toBe('eq');
       expect(first.body.total).toBe(pages.length);
-      // At least three pages, and at most about 25 whatever the list's length: a walk is one request
+      // At least three pages, and at most about 15 whatever the list's length: a walk is one request
       // per page through the proxy, and a 3,000-row list at 9 per page was 334 of them. Never 100,
       // so the cursor's page boundaries differ from the page walk's.
-      const perPage = Math.min(99, Math.max(9, Math.ceil(pages.length / 25)), Math.floor(pages.length / 3));
+      const perPage = Math.min(99, Math.max(9, Math.ceil(pages.length / 15)), Math.floor(pages.length / 3));
       const walked = await walk(request, perPage);
       expect(walked.ids).toEqual(pages);
       expect(walked.pages).toBe(Math.ceil(pages.length / perPage));
@@ -219,12 +219,12 @@ describe('cursor paging over every list, on a seeded world', () => {
       const inserted = new Set<string>();
       const pick = (ids: string[]) => (ids.length ? ids[randomInt(0, ids.length)] : undefined);
       let step = 0;
-      // About 20 pages on a long list (each step writes four rows to the lake: 40 inserts and up to
-      // 40 withdrawals over the walk; 31 pages of 99, one short of the contract's largest, for the
+      // About 12 pages on a long list (each step writes four rows to the lake: 24 inserts and up to
+      // 24 withdrawals over the walk; 31 pages of 99, one short of the contract's largest, for the
       // 3,000 persons of the unfiltered search), and at least five pages on a short one: earlier
       // cases' withdrawals leave some lists (decision makers) with a dozen rows.
       expect(before.length).toBeGreaterThan(5);
-      const perPage = Math.min(99, Math.max(4, Math.ceil(before.length / 20)), Math.floor(before.length / 5));
+      const perPage = Math.min(99, Math.max(4, Math.ceil(before.length / 12)), Math.floor(before.length / 5));
       const { ids } = await walk(request, perPage, async (seenSoFar) => {
         step++;
         // Insert two rows like rows of the list (their sort keys land anywhere in the order), delete
