@@ -80,7 +80,13 @@ async function snapshot(db: Knex): Promise<Record<string, string[]>> {
   return out;
 }
 
-const clear = (db: Knex) => db.raw('truncate persons, person_positions, person_educations, person_refresh cascade');
+/** Empties the person tables (and, on the distributed layout, the identifier table that follows them). */
+const clear = async (db: Knex) => {
+  await db.raw('truncate persons, person_positions, person_educations, person_refresh cascade');
+  if ((await db.raw<{ rows: { present: boolean }[] }>("select to_regclass('lake_identifiers') is not null as present")).rows[0]!.present) {
+    await db.raw('truncate lake_identifiers');
+  }
+};
 
 describe('typed rows of the initial load', () => {
   it('a generated world and edge records: the same rows by COPY as by the SQL upsert', async () => {
