@@ -33,6 +33,7 @@ import { generateCompany, generateCompanySummary, generateSchool, type CompanyKe
 import { generatePerson, type PersonKeys, type PersonResult } from './persons';
 import { Stream, type CompanySummary, type School, type WorldContext } from './support';
 import { COUNTRIES, type Country } from './tables';
+import { defaultAsOf } from './asOf';
 
 export type { CompanyResult } from './companies';
 export type { PersonResult } from './persons';
@@ -73,10 +74,7 @@ export interface World {
 /** Largest number of persons or companies in one world (identifier suffixes are 24-bit bijections). */
 const MAX_WORLD_ENTITIES = 2 ** 24;
 
-/** Today's date at 00:00 UTC. */
-export function defaultAsOf(now: Date = new Date()): Date {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-}
+export { defaultAsOf };
 
 export function createWorld(options: WorldOptions): World {
   return new SyntheticWorld(options);

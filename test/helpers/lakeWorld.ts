@@ -16,7 +16,14 @@ import { createKnex } from '../../src/db/knex';
 import { databaseUrl } from '../../src/db/embedded';
 import type { CompanyRecord, PersonRecord } from '../../src/model/records';
 import { writeRecords } from '../../src/domain/lake/write/writer';
-import { createWorld, defaultAsOf } from '../../src/world';
+import { defaultAsOf } from '../../src/world/asOf';
+
+/**
+ * The world generator, loaded only where a world is generated (a template's first build, or its
+ * saved records missing): it brings faker and its locales, ~0.4 s in every file that imports it,
+ * and most files read the records their template's builder saved.
+ */
+const generator = () => require('../../src/world') as typeof import('../../src/world');
 import { createHarness, type Harness } from './harness';
 import { createTestDatabaseOn, dropTestDatabase, prepareTestDatabase, prepareTestDatabaseAt, renameTestDatabase } from './clusterDatabase';
 
@@ -101,7 +108,7 @@ async function cloneLake(adminUrl: string, name: string, opts: LakeWorldOptions,
         // Migrated; on a Citus cluster also laid out before the world is written (clusterDatabase.ts).
         await prepareTestDatabase(knex);
         if (opts.world) {
-          const w = createWorld({ ...opts.world, asOf: asOf! });
+          const w = generator().createWorld({ ...opts.world, asOf: asOf! });
           const companies = [...w.companyRecords()] as CompanyRecord[];
           const persons = [...w.personRecords()].map((p) => stored(p as PersonRecord));
           for (let i = 0; i < companies.length; i += 500) await writeRecords(knex, 'company', companies.slice(i, i + 500));
@@ -146,7 +153,7 @@ export async function createLakeWorld(opts: LakeWorldOptions = {}): Promise<{ wo
         companies.push(...saved.companies);
         persons.push(...saved.persons);
       } else {
-        const w = createWorld({ ...opts.world, asOf: asOf! });
+        const w = generator().createWorld({ ...opts.world, asOf: asOf! });
         for (const c of w.companyRecords()) companies.push(c as CompanyRecord);
         for (const p of w.personRecords()) persons.push(stored(p as PersonRecord));
       }

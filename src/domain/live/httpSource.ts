@@ -4,7 +4,8 @@
  * policy's deadline). Raw: answers found / not found and throws on anything else, including a
  * record that is not valid against the contract's schema (nothing invalid is ever written).
  */
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
+import { loadUndici } from '../undici';
 import type { CompanyRecord, PersonRecord } from '../../model/records';
 import type { RawLiveSource } from './resilience';
 import type { CompanyRef } from './source';
@@ -30,20 +31,16 @@ export class SourceFailure extends Error {}
 
 export class HttpLiveSource implements RawLiveSource {
   readonly name = 'http';
-  private readonly pool: Pool;
+  /** Opened at the first call: undici is loaded then (domain/undici.ts). */
+  private pool: Pool | undefined;
+  private readonly origin: string;
   private readonly basePath: string;
   private readonly headers: Record<string, string>;
 
   constructor(private readonly opts: HttpSourceOptions) {
     const url = new URL(opts.url);
+    this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
-    this.pool = new Pool(url.origin, {
-      connections: opts.connections,
-      connectTimeout: opts.timeoutMs,
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
-      keepAliveTimeout: 10_000,
-    });
     this.headers = { accept: 'application/json' };
     if (opts.token) {
       const name = (opts.authHeader || 'authorization').toLowerCase();
@@ -51,10 +48,21 @@ export class HttpLiveSource implements RawLiveSource {
     }
   }
 
+  private connections(): Pool {
+    this.pool ??= new (loadUndici().Pool)(this.origin, {
+      connections: this.opts.connections,
+      connectTimeout: this.opts.timeoutMs,
+      headersTimeout: this.opts.timeoutMs,
+      bodyTimeout: this.opts.timeoutMs,
+      keepAliveTimeout: 10_000,
+    });
+    return this.pool;
+  }
+
   private async call(method: 'GET' | 'POST', path: string, signal: AbortSignal, body?: object): Promise<{ status: number; json: unknown }> {
     let res;
     try {
-      res = await this.pool.request({
+      res = await this.connections().request({
         method,
         path: this.basePath + path,
         headers: body ? { ...this.headers, 'content-type': 'application/json' } : this.headers,
@@ -113,6 +121,6 @@ export class HttpLiveSource implements RawLiveSource {
   }
 
   async close(): Promise<void> {
-    await this.pool.close().catch(() => undefined);
+    await this.pool?.close().catch(() => undefined);
   }
 }

@@ -7,7 +7,8 @@
  * not follow them unless asked), https only, and one deadline bounds the whole attempt.
  */
 import type { LookupAddress, LookupOneOptions, LookupAllOptions } from 'node:dns';
-import { Agent, buildConnector, request } from 'undici';
+import type { Agent, buildConnector } from 'undici';
+import { loadUndici } from '../undici';
 import { addressRefusal, ipLiteral, type ResolveHost, type SsrfPolicy } from './ssrf';
 
 export class BlockedAddressError extends Error {
@@ -38,9 +39,19 @@ export interface AttemptResult {
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 export class WebhookClient {
-  private readonly agent: Agent;
+  /** Built at the first delivery: undici is loaded then, not by every process that creates an app. */
+  private agent: Agent | undefined;
 
-  constructor(private readonly opts: WebhookClientOptions) {
+  constructor(private readonly opts: WebhookClientOptions) {}
+
+  private dispatcher(): Agent {
+    this.agent ??= this.createAgent();
+    return this.agent;
+  }
+
+  private createAgent(): Agent {
+    const undici = loadUndici();
+    const opts = this.opts;
     const { policy, resolveHost } = opts;
     const lookup = (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback) => {
       resolveHost(hostname).then(
@@ -57,7 +68,7 @@ export class WebhookClient {
         (err: NodeJS.ErrnoException) => callback(err, []),
       );
     };
-    const base = buildConnector({ ca: opts.ca, timeout: opts.timeoutMs, lookup } as buildConnector.BuildOptions);
+    const base = undici.buildConnector({ ca: opts.ca, timeout: opts.timeoutMs, lookup } as buildConnector.BuildOptions);
     const connect: buildConnector.connector = (options, callback) => {
       if (options.protocol !== 'https:') return callback(new BlockedAddressError('webhook URLs must use https'), null);
       const literal = ipLiteral(options.hostname);
@@ -65,7 +76,7 @@ export class WebhookClient {
       if (refusal) return callback(new BlockedAddressError(`blocked address: ${refusal}`), null);
       return base(options, callback);
     };
-    this.agent = new Agent({
+    return new undici.Agent({
       connect,
       connections: opts.connectionsPerDestination,
       headersTimeout: opts.timeoutMs,
@@ -82,11 +93,11 @@ export class WebhookClient {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
-      const res = await request(url, {
+      const res = await loadUndici().request(url, {
         method: 'POST',
         body,
         headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'enrich-webhooks/1' },
-        dispatcher: this.agent,
+        dispatcher: this.dispatcher(),
         signal: AbortSignal.timeout(Math.min(timeoutMs, this.opts.timeoutMs)),
       });
       const latencyMs = elapsed();
@@ -107,7 +118,7 @@ export class WebhookClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close().catch(() => undefined);
+    await this.agent?.close().catch(() => undefined);
   }
 }
 
