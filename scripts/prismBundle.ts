@@ -22,6 +22,8 @@ export function prismDocument(origin = 'http://127.0.0.1:4010'): Record<string, 
 /** Writes the Prism variant to a fresh temporary file and returns its path. */
 export function writePrismBundle(origin?: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-prism-'));
+  // Prism reads it at start and on reload; it goes when the process that wrote it ends.
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'openapi.prism.json');
   fs.writeFileSync(file, JSON.stringify(prismDocument(origin), null, 2));
   return file;

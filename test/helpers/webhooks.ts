@@ -35,11 +35,19 @@ export interface TestCertificate {
 }
 
 let certificate: TestCertificate | undefined;
+let certificateDir: string | undefined;
+
+// The PEM files are read by the worker processes a test file starts: removed when that file ends
+// (jest gives each file its own copy of this module, so each file removes its own).
+afterAll(() => {
+  if (certificateDir) fs.rmSync(certificateDir, { recursive: true, force: true });
+});
 
 /** A self-signed certificate for receiver.test, rebind.test and 127.0.0.1, made once per file. */
 export function testCertificate(): TestCertificate {
   if (certificate) return certificate;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-webhook-cert-'));
+  certificateDir = dir;
   const keyFile = path.join(dir, 'key.pem');
   const certFile = path.join(dir, 'cert.pem');
   execFileSync('openssl', [

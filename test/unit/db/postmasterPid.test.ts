@@ -8,8 +8,18 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { livePostmasterPid } from '../../../src/db/embedded';
 
-function dataDir(pid: number | string): string {
+const made: string[] = [];
+const tempDir = () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-pidfile-'));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function dataDir(pid: number | string): string {
+  const dir = tempDir();
   // The layout PostgreSQL writes: pid, data directory, start time, port, ...
   fs.writeFileSync(path.join(dir, 'postmaster.pid'), `${pid}\n${dir}\n1700000000\n54321\n`);
   return dir;
@@ -17,7 +27,7 @@ function dataDir(pid: number | string): string {
 
 describe('livePostmasterPid', () => {
   it('is undefined without a pid file', () => {
-    expect(livePostmasterPid(fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-pidfile-')))).toBeUndefined();
+    expect(livePostmasterPid(tempDir())).toBeUndefined();
   });
 
   it('is undefined for a pid no process has', async () => {
