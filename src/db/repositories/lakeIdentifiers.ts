@@ -31,6 +31,8 @@ interface Layout {
   identifiers: boolean;
   /** person_staging: the writer's staging table co-located with persons (staging.ts stageOnShards). */
   staging: boolean;
+  /** The Citus setting that lets a count run per shard exists (personHits.ts countMatches). */
+  countPushdown: boolean;
 }
 
 // Keyed by the knex client, which a knex instance and its transactions share.
@@ -46,7 +48,8 @@ function layoutOf(db: Knex | Knex.Transaction): Promise<Layout> {
   if (!known) {
     known = db
       .raw<{ rows: Layout[] }>(
-        "select to_regclass('lake_identifiers') is not null as identifiers, to_regclass('person_staging') is not null as staging",
+        `select to_regclass('lake_identifiers') is not null as identifiers, to_regclass('person_staging') is not null as staging,
+           current_setting('citus.subquery_pushdown', true) is not null as "countPushdown"`,
       )
       .then((r) => r.rows[0]!);
     // A failed check (database down) is not remembered: the next call asks again.
@@ -59,6 +62,15 @@ function layoutOf(db: Knex | Knex.Transaction): Promise<Layout> {
 /** Whether this database has the identifier table (the distributed layout). */
 export async function hasIdentifierTable(db: Knex | Knex.Transaction): Promise<boolean> {
   return (await layoutOf(db)).identifiers;
+}
+
+/**
+ * Whether a bounded count can run per shard on the distributed layout: Citus keeps the setting it
+ * needs only for compatibility, so a version without it gets the count on the coordinator instead.
+ */
+export async function hasCountPushdown(db: Knex | Knex.Transaction): Promise<boolean> {
+  const layout = await layoutOf(db);
+  return layout.identifiers && layout.countPushdown;
 }
 
 /** Whether the writer can stage a batch on the shards (a layout applied by this version of `enrich distribute`). */

@@ -8,7 +8,7 @@
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
 import { COMPANY_ID_SQL_PATTERN } from '../../model/identifiers';
-import { hasIdentifierTable } from './lakeIdentifiers';
+import { hasCountPushdown } from './lakeIdentifiers';
 import { boundedCount, pageQuery, splitPage, term, totalOf, TOTAL_BOUND, type ListResult, type OrderTerm, type Page } from './pages';
 
 export type PersonSearchHit = components['schemas']['PersonSearchHit'];
@@ -86,10 +86,11 @@ export async function listPersons<T = PersonSearchHit>(db: Knex, spec: ListSpec,
  * sub-query with a LIMIT down only under `citus.subquery_pushdown`, a setting it keeps for this
  * and warns about (it skips the planner's checks that a sub-query may run shard by shard): it is set
  * for this one statement, whose matches are the page query's own conditions, which Citus plans
- * shard by shard without it (joins on the person id, reference tables); docs/scale-out.md.
+ * shard by shard without it (joins on the person id, reference tables); docs/scale-out.md. A Citus
+ * without the setting counts on the coordinator, as before.
  */
 export async function countMatches(db: Knex, matches: Knex.QueryBuilder, bound: number): Promise<ReturnType<typeof totalOf>> {
-  if (!(await hasIdentifierTable(db))) return totalOf((await boundedCount(db, matches, bound)) as { count: number }[], bound);
+  if (!(await hasCountPushdown(db))) return totalOf((await boundedCount(db, matches, bound)) as { count: number }[], bound);
   const count = await db.transaction(async (trx) => {
     // client_min_messages first: the setting's own warning would otherwise reach the log each time.
     await trx.raw('set local client_min_messages = warning; set local citus.subquery_pushdown = on');
