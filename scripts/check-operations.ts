@@ -2,16 +2,14 @@
  * Fails unless the server registers exactly one handler per operationId of the bundled document
  * (webhook operations are sent, not served, and are excluded).
  */
-import { loadDefinition } from '../src/http/contract';
+import { HTTP_METHODS, loadDefinition } from '../src/http/contract';
 import { operationHandlers } from '../src/http/handlers';
 import { loadConfig } from '../src/config';
-
-const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
 const definition = loadDefinition() as { paths?: Record<string, Record<string, { operationId?: string }>> };
 const contractIds: string[] = [];
 for (const [p, item] of Object.entries(definition.paths ?? {})) {
-  for (const method of METHODS) {
+  for (const method of HTTP_METHODS) {
     const op = item[method];
     if (!op) continue;
     if (!op.operationId) {

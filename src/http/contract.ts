@@ -27,7 +27,8 @@ export function loadExpandedDefinition(): Document {
   return expandRefs(loadDefinition());
 }
 
-const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+/** The keys of an OpenAPI path item that name operations (the others: parameters, summary, ...). */
+export const HTTP_METHODS: ReadonlySet<string> = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
 /**
  * What the server routes and validates requests by: the bundled document's paths, their parameters

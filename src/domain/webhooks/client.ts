@@ -51,7 +51,7 @@ export class WebhookClient {
 
   private createAgent(): Agent {
     const undici = loadUndici();
-    const opts = this.opts;
+    const { opts } = this;
     const { policy, resolveHost } = opts;
     const lookup = (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback) => {
       resolveHost(hostname).then(
