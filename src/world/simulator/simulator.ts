@@ -57,7 +57,9 @@ export interface SimulatorStats {
   records: number;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Unref'd: the listening server keeps a running simulator alive; an injected latency (minutes, in
+// the fault tests) must not keep a process alive after its simulator was closed.
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 export class Simulator {
   readonly world: World;
