@@ -255,8 +255,10 @@ export function useDeliveryRig(opts: { allowLoopback?: boolean; receivers?: numb
   const running = new Set<DeliveryWorker>();
   const { h, beforeClose } = useWebhookHarness({ resolver, allowLoopback: opts.allowLoopback });
   beforeClose(async () => {
-    await Promise.all([...running].map((w) => w.stop()));
+    // Receivers first: a worker's stop waits for its attempt in flight, and an attempt held by a
+    // hanging receiver would otherwise run to its timeout (5 s) before the file can end.
     for (const r of receivers) await r.close();
+    await Promise.all([...running].map((w) => w.stop()));
   });
   beforeAll(async () => {
     for (const r of receivers) await r.start();
