@@ -19,16 +19,20 @@ export function prismDocument(origin = 'http://127.0.0.1:4010'): Record<string, 
   return doc;
 }
 
-/** Writes the Prism variant to a fresh temporary file and returns its path. */
+/**
+ * Writes the Prism variant to a fresh temporary directory and returns the file's path. The caller
+ * removes it with removePrismBundle once Prism has stopped; the process's exit does too, as a
+ * fallback (only in a plain Node process: inside a jest test file `process` is jest's copy, whose
+ * 'exit' never fires).
+ */
 export function writePrismBundle(origin?: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-prism-'));
-  // Prism reads it at start and on reload; it goes when the process that wrote it ends.
   process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'openapi.prism.json');
   fs.writeFileSync(file, JSON.stringify(prismDocument(origin), null, 2));
   return file;
 }
 
-if (require.main === module) {
-  process.stdout.write(`${writePrismBundle(process.argv[2])}\n`);
+export function removePrismBundle(file: string): void {
+  fs.rmSync(path.dirname(file), { recursive: true, force: true });
 }

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { freePort } from '../../src/db/embedded';
-import { writePrismBundle } from '../../scripts/prismBundle';
+import { removePrismBundle, writePrismBundle } from '../../scripts/prismBundle';
 
 export interface PrismProcess {
   url: string;
@@ -25,6 +25,9 @@ export async function startPrism(args: { mode: 'mock' } | { mode: 'proxy'; upstr
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   // The mock runs through scripts/mock.ts, exactly what `npm run mock` runs (it forwards SIGTERM to Prism).
+  // The mock's bundle is written and removed by scripts/mock.ts's own process; the proxy's here.
+  const bundle = args.mode === 'proxy' ? writePrismBundle(url) : undefined;
+  const removeBundle = () => bundle && removePrismBundle(bundle);
   const argv =
     args.mode === 'mock'
       ? [TSX_CLI, MOCK_SCRIPT]
@@ -34,7 +37,7 @@ export async function startPrism(args: { mode: 'mock' } | { mode: 'proxy'; upstr
           // request (the proxy run sends it thousands), which no test reads. Its findings reach the
           // tests in the answer itself (prismProxy.ts); what it logs stays in output() for failures.
           '-v', 'warn',
-          '-h', '127.0.0.1', '-p', String(port), writePrismBundle(url), args.upstream,
+          '-h', '127.0.0.1', '-p', String(port), bundle!, args.upstream,
         ];
   const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MOCK_PORT: String(port) } });
   let out = '';
@@ -44,7 +47,7 @@ export async function startPrism(args: { mode: 'mock' } | { mode: 'proxy'; upstr
   };
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
-  await new Promise<void>((resolve, reject) => {
+  const started = new Promise<void>((resolve, reject) => {
     let done = false;
     const finish = (err?: Error) => {
       if (done) return;
@@ -78,6 +81,11 @@ export async function startPrism(args: { mode: 'mock' } | { mode: 'proxy'; upstr
       probe();
     }
   });
+  await started.catch((err: unknown) => {
+    child.kill('SIGKILL');
+    removeBundle();
+    throw err;
+  });
   return {
     url,
     port,
@@ -85,8 +93,9 @@ export async function startPrism(args: { mode: 'mock' } | { mode: 'proxy'; upstr
     output: () => out,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
+        const done = () => (removeBundle(), resolve());
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        child.once('exit', done);
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
       }),
