@@ -127,6 +127,12 @@ export async function createHarness(
 export type SharedHarness = Harness & {
   /** Owner key of the workspace created for the file (only with `workspaceRateLimit`). */
   key(): string;
+  /**
+   * Runs `fn` after the file's tests and before the harness closes. Jest runs a file's afterAll
+   * hooks in the order they were declared, so a file's own afterAll runs after useHarness's: too
+   * late for what still calls the app (a child process polling it would wait on a closed pool).
+   */
+  beforeClose(fn: () => Promise<void>): void;
 };
 
 /**
@@ -139,11 +145,15 @@ export function useHarness(
 ): SharedHarness {
   let harness: Harness | undefined;
   let key: string | undefined;
+  const cleanups: (() => Promise<void>)[] = [];
   beforeAll(async () => {
     harness = await createHarness({ config: opts.config, redis: opts.redis, resolveHost: opts.resolveHost });
     if (opts.workspaceRateLimit !== undefined) key = (await harness.workspace({ rateLimit: opts.workspaceRateLimit })).key;
   });
-  afterAll(() => harness?.close());
+  afterAll(async () => {
+    for (const fn of cleanups) await fn();
+    await harness?.close();
+  });
   const keyOf = () => {
     if (!key) throw new Error('useHarness: no workspace was requested (pass workspaceRateLimit)');
     return key;
@@ -151,6 +161,7 @@ export function useHarness(
   return new Proxy({} as SharedHarness, {
     get: (_target, prop) => {
       if (prop === 'key') return keyOf;
+      if (prop === 'beforeClose') return (fn: () => Promise<void>) => cleanups.push(fn);
       if (!harness) throw new Error('useHarness: the harness is only available inside tests');
       return harness[prop as keyof Harness];
     },

@@ -37,7 +37,8 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
+// Before the harness closes: the children poll its app until they are stopped.
+h.beforeClose(async () => {
   if (child && child.exitCode === null) {
     const exited = new Promise((resolve) => child!.once('exit', resolve));
     child.kill('SIGTERM');

@@ -39,7 +39,8 @@ beforeAll(async () => {
   await listenOn(receiver);
 });
 
-afterAll(async () => {
+// Before the harness closes: the children poll its app until they are stopped.
+h.beforeClose(async () => {
   for (const child of children) {
     if (child.exitCode !== null) continue;
     const exited = new Promise((resolve) => child.once('exit', resolve));
