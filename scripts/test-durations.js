@@ -22,7 +22,7 @@ for (const r of run.testResults.sort((a, b) => b.endTime - b.startTime - (a.endT
 }
 const out = {
   about: 'Seconds per test file in one whole run (longest first), the order test/sequencer.js starts them in. Refresh: node scripts/test-durations.js <jest --json output>.',
-  measured: new Date(run.startTime).toISOString().slice(0, 10),
+  measured: `${new Date(run.startTime).toISOString().slice(0, 10)}, one whole run: the order matters, not the figures (machines differ)`,
   seconds,
 };
 fs.writeFileSync(path.join(root, 'test', 'durations.json'), `${JSON.stringify(out, null, 2)}\n`);
