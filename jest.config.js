@@ -19,8 +19,11 @@
 const base = {
   testEnvironment: 'node',
   testMatch: ['**/*.test.ts'],
-  // Type errors are caught once by `npm run typecheck`; jest only transpiles.
-  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  // Type errors are caught once by `npm run typecheck`; jest only transpiles, with SWC (a native
+  // compiler): from a clean clone, where jest's cache is empty and each worker compiles what it
+  // loads, a run took 187-188 s against 209 s with ts-jest, side by side (tsconfig.json's
+  // isolatedModules keeps every file compilable alone, as SWC compiles them).
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
 };
 const database = {
   globalSetup: '<rootDir>/test/helpers/globalSetup.ts',
