@@ -21,6 +21,9 @@ const citus = {
 /** @type {import('jest').Config} */
 module.exports = {
   ...main,
+  // Two workers, as this suite was measured with: every file's databases are made on every node,
+  // and each worker's apps hold connections on all of them (npm test runs three; see jest.config.js).
+  maxWorkers: 2,
   // Distributed queries are slower, the world templates take longer to build.
   testTimeout: 180_000,
   projects: [
