@@ -14,6 +14,7 @@ import { loadConfig, type Config } from '../../src/config';
 import { createKnex, type Knex } from '../../src/db/knex';
 import { createKey, createWorkspace, revokeKey } from '../../src/domain/workspaces/admin';
 import { createLogger } from '../../src/logger';
+import { closeQueue, type BeforeClose } from './beforeClose';
 import { assertInContract } from './contractValidator';
 import { PROXY_MODE, startTee } from './prismProxy';
 
@@ -127,12 +128,8 @@ export async function createHarness(
 export type SharedHarness = Harness & {
   /** Owner key of the workspace created for the file (only with `workspaceRateLimit`). */
   key(): string;
-  /**
-   * Runs `fn` after the file's tests and before the harness closes. Jest runs a file's afterAll
-   * hooks in the order they were declared, so a file's own afterAll runs after useHarness's: too
-   * late for what still calls the app (a child process polling it would wait on a closed pool).
-   */
-  beforeClose(fn: () => Promise<void>): void;
+  /** Runs `fn` after the file's tests and before the harness closes (beforeClose.ts). */
+  beforeClose: BeforeClose;
 };
 
 /**
@@ -145,13 +142,13 @@ export function useHarness(
 ): SharedHarness {
   let harness: Harness | undefined;
   let key: string | undefined;
-  const cleanups: (() => Promise<void>)[] = [];
+  const closing = closeQueue();
   beforeAll(async () => {
     harness = await createHarness({ config: opts.config, redis: opts.redis, resolveHost: opts.resolveHost });
     if (opts.workspaceRateLimit !== undefined) key = (await harness.workspace({ rateLimit: opts.workspaceRateLimit })).key;
   });
   afterAll(async () => {
-    for (const fn of cleanups) await fn();
+    await closing.run();
     await harness?.close();
   });
   const keyOf = () => {
@@ -161,7 +158,7 @@ export function useHarness(
   return new Proxy({} as SharedHarness, {
     get: (_target, prop) => {
       if (prop === 'key') return keyOf;
-      if (prop === 'beforeClose') return (fn: () => Promise<void>) => cleanups.push(fn);
+      if (prop === 'beforeClose') return closing.beforeClose;
       if (!harness) throw new Error('useHarness: the harness is only available inside tests');
       return harness[prop as keyof Harness];
     },

@@ -24,6 +24,7 @@ import { defaultAsOf } from '../../src/world/asOf';
  * and most files read the records their template's builder saved.
  */
 const generator = () => require('../../src/world') as typeof import('../../src/world');
+import { closeQueue, type BeforeClose } from './beforeClose';
 import { createHarness, type Harness } from './harness';
 import { createTestDatabaseOn, dropTestDatabase, prepareTestDatabase, prepareTestDatabaseAt, renameTestDatabase } from './clusterDatabase';
 
@@ -201,22 +202,20 @@ export async function createLakeWorld(opts: LakeWorldOptions = {}): Promise<{ wo
  * The per-describe setup: a dedicated lake (world or empty) created before the block's tests and
  * dropped after. The returned object forwards to the LakeWorld once beforeAll has run.
  */
-export function useLakeWorld(opts: LakeWorldOptions = {}): LakeWorld & { beforeClose(fn: () => Promise<void>): void } {
+export function useLakeWorld(opts: LakeWorldOptions = {}): LakeWorld & { beforeClose: BeforeClose } {
   let current: { world: LakeWorld; close(): Promise<void> } | undefined;
-  // What must stop before the lake's database is dropped (apps and pools of the file opened on it):
-  // jest runs afterAll hooks in the order they are declared, so a file's own would run after the drop.
-  const cleanups: (() => Promise<void>)[] = [];
-  const beforeClose = (fn: () => Promise<void>) => void cleanups.push(fn);
+  // What must stop before the lake's database is dropped: apps and pools the file opened on it.
+  const closing = closeQueue();
   beforeAll(async () => {
     current = await createLakeWorld(opts);
   }, 180_000);
   afterAll(async () => {
-    for (const fn of cleanups) await fn();
+    await closing.run();
     await current?.close();
   }, 60_000);
-  return new Proxy({} as LakeWorld & { beforeClose: typeof beforeClose }, {
+  return new Proxy({} as LakeWorld & { beforeClose: BeforeClose }, {
     get: (_t, prop) => {
-      if (prop === 'beforeClose') return beforeClose;
+      if (prop === 'beforeClose') return closing.beforeClose;
       if (!current) throw new Error('useLakeWorld: the lake is only available inside tests');
       return current.world[prop as keyof LakeWorld];
     },

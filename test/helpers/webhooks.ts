@@ -16,6 +16,7 @@ import type { Metrics } from '../../src/observability/metrics';
 import { DeliveryWorker } from '../../src/jobs/deliveryWorker';
 import { loadServerKeys, type ServerKeys } from '../../src/domain/webhooks/secrets';
 import { systemResolver, type ResolveHost } from '../../src/domain/webhooks/ssrf';
+import { closeQueue, type BeforeClose } from './beforeClose';
 import { createHarness, type Harness } from './harness';
 import { createLakeWorld } from './lakeWorld';
 
@@ -221,17 +222,17 @@ export function webhookPayloadProblems(body: { event?: unknown }): string[] {
  */
 export function useWebhookHarness(opts: { resolver: TestResolver; allowLoopback?: boolean }): {
   h: Harness;
-  beforeClose(fn: () => Promise<void>): void;
+  beforeClose: BeforeClose;
 } {
   let lake: { world: { url: string }; close(): Promise<void> } | undefined;
   let harness: Harness | undefined;
-  const cleanups: (() => Promise<void>)[] = [];
+  const closing = closeQueue();
   beforeAll(async () => {
     lake = await createLakeWorld();
     harness = await createHarness({ databaseUrl: lake.world.url, config: webhookTestConfig({ allowLoopback: opts.allowLoopback }), resolveHost: opts.resolver.resolve });
   }, 180_000);
   afterAll(async () => {
-    for (const fn of cleanups) await fn();
+    await closing.run();
     await harness?.close();
     await lake?.close();
   }, 120_000);
@@ -241,7 +242,7 @@ export function useWebhookHarness(opts: { resolver: TestResolver; allowLoopback?
       return harness[prop as keyof Harness];
     },
   });
-  return { h, beforeClose: (fn) => cleanups.push(fn) };
+  return { h, beforeClose: closing.beforeClose };
 }
 
 /**
