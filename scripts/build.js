@@ -42,4 +42,10 @@ function prune(dir, sources) {
   }
 }
 prune(path.join(root, 'dist', 'src'), path.join(root, 'src'));
+// The commit this build was made from, for /health, enrich_build_info and the startup line
+// (src/observability/version.ts; ENRICH_COMMIT overrides it where the image has no .git).
+const commitFile = path.join(root, 'dist', 'commit.txt');
+const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' });
+if (head.status === 0 && /^[0-9a-f]{40,64}\s*$/.test(head.stdout)) fs.writeFileSync(commitFile, head.stdout.trim() + '\n');
+else fs.rmSync(commitFile, { force: true });
 fs.writeFileSync(path.join(root, 'dist', '.built'), `${new Date().toISOString()}\n`);

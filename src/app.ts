@@ -119,7 +119,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const metrics = deps.metrics ?? new Metrics();
   const requestCounter = new RequestCounter(knex, { flushMs: config.usageFlushMs, logger });
   // Outermost: request id, errors, envelope, and (with the final status) metrics and usage counts.
-  koa.use(edge({ logger, limits, metrics, requestCounter }));
+  koa.use(edge({ logger, limits, metrics, requestCounter, accessLog: config.accessLog }));
   // The API's pipeline runs as plain steps (state.ts runSteps), not as Koa middleware frames.
   const apiSteps = [
     route(api),

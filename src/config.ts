@@ -16,6 +16,8 @@ export interface Config {
   embeddedPgPort: number;
   redisUrl: string | undefined;
   logLevel: string;
+  /** ACCESS_LOG: one info line per answered request (http/middleware/edge.ts); default on. */
+  accessLog: boolean;
   /** Requests per minute for new workspaces (spec: 500). */
   defaultWorkspaceRateLimit: number;
   /** Requests per minute per client address for unauthenticated traffic (GET /health). */
@@ -284,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { demo?: 
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     logLevel: env.LOG_LEVEL || 'info',
+    accessLog: env.ACCESS_LOG !== '0' && env.ACCESS_LOG !== 'false',
     defaultWorkspaceRateLimit: int(env, 'DEFAULT_RATE_LIMIT', 500, 1),
     anonymousRateLimit: int(env, 'ANONYMOUS_RATE_LIMIT', 600, 1),
     rateLimitWindowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86400),

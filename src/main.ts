@@ -18,6 +18,8 @@ import { Metrics } from './observability/metrics';
 import { RefreshWorker } from './jobs/refreshWorker';
 import { createDeliveryWorker } from './jobs/deliveryWorker';
 import { createLiveSource, type LiveWiring } from './live';
+import { buildInfo } from './observability/version';
+import { stopTracing, tracingDescription } from './observability/tracing';
 
 export interface RunningServer {
   server: http.Server;
@@ -119,7 +121,11 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
-  logger.info({ url: `${url}/api/v1`, rate_limit_store: app.rateLimits.store }, 'listening');
+  const { version, commit } = buildInfo();
+  logger.info(
+    { url: `${url}/api/v1`, version, commit, node: process.versions.node, rate_limit_store: app.rateLimits.store, tracing: tracingDescription(), access_log: config.accessLog },
+    'listening',
+  );
 
   worker?.start();
   if (!worker) logger.info('refresh worker not started here (REFRESH_IN_PROCESS=0): run `enrich worker`');
@@ -146,6 +152,8 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
       await reads?.close();
       await requestKnex.destroy();
       await db.close();
+      // Last: the spans of the shutdown's own work are flushed too.
+      await stopTracing();
       logger.info('stopped');
     })());
   return { server, url, stop };

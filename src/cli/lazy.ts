@@ -9,6 +9,8 @@ export const load = {
   database: () => require('../db/knex') as typeof import('../db/knex'),
   citusLayout: () => require('../db/citusLayout') as typeof import('../db/citusLayout'),
   server: () => require('../main') as typeof import('../main'),
+  /** Before `server` or a worker: the instrumentations must see http, pg and undici load. */
+  tracing: () => require('../observability/tracing') as typeof import('../observability/tracing'),
   admin: () => require('../domain/workspaces/admin') as typeof import('../domain/workspaces/admin'),
   world: () => require('../world') as typeof import('../world'),
   seed: () => require('../world/seed') as typeof import('../world/seed'),

@@ -78,6 +78,8 @@ export function registerLiveCommands(program: Command, io: CliIo): void {
     .option('--metrics-port <n>', 'serve Prometheus metrics on 127.0.0.1:<n>/metrics', nonNegativeInt)
     .option('--json', 'with --once: machine-readable output')
     .action(async (opts: { once?: boolean; metricsPort?: number; json?: boolean }) => {
+      // Tracing first (only with OTEL_* set): the database driver and undici must load after the SDK.
+      const tracing = load.tracing().startTracing(io.env);
       const config = lazy.config().loadConfig(io.env);
       const logger = lazy.logger().createLogger(config.logLevel);
       const { openDatabase, migrateLatest } = lazy.knex();
@@ -100,6 +102,7 @@ export function registerLiveCommands(program: Command, io: CliIo): void {
         await live.close();
         metricsServer?.close();
         await db.close();
+        await tracing?.shutdown();
       };
       if (opts.once) {
         try {

@@ -13,23 +13,11 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { CliExit, duration, isoDate, positiveInt, print, withDatabase, type CliIo } from './common';
 import { registerLakeCommands } from './lakeCommands';
 import { load } from './lazy';
+import { packageVersion } from '../observability/version';
 import { registerLiveCommands } from './liveCommands';
 import { registerMonitorCommands } from './monitorCommands';
 import { registerDashboardCommands } from './dashboardCommands';
 import { registerListenCommand } from './listen';
-
-/** The package's version, from the package.json above this file (src/cli/ or dist/src/cli/). */
-function packageVersion(): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const fs = require('node:fs') as typeof import('node:fs');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const path = require('node:path') as typeof import('node:path');
-  for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    const file = path.join(dir, 'package.json');
-    if (fs.existsSync(file)) return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
-  }
-  return 'unknown';
-}
 
 /** Thrown (instead of exiting) once commander has printed its own help or error message. */
 class CommanderExit extends Error {
@@ -91,6 +79,8 @@ export function buildCli(io: CliIo): Command {
     .option('--demo', 'on first start, create a demo workspace and print its key')
     .option('--no-migrate', 'do not apply migrations: refuse to start unless `enrich migrate` already did (several instances, a primary with read replicas)')
     .action(async (opts: { demo?: boolean; migrate: boolean }) => {
+      // Tracing first (only with OTEL_* set): the server's modules must load after the SDK.
+      load.tracing().startTracing(io.env);
       const { runUntilSignal, startServer } = load.server();
       runUntilSignal(
         await startServer({ demo: Boolean(opts.demo), migrate: opts.migrate, config: load.config().loadConfig(io.env, { demo: Boolean(opts.demo) }) }),

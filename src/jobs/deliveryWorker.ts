@@ -29,6 +29,7 @@ import type { Knex } from 'knex';
 import type { Config, DeliveryConfig } from '../config';
 import { createKnex } from '../db/knex';
 import type { Metrics } from '../observability/metrics';
+import { inSpan, markSpanFailed } from '../observability/tracing';
 import type { Logger } from '../logger';
 import { WebhookClient, type AttemptResult } from '../domain/webhooks/client';
 import {
@@ -218,6 +219,23 @@ export class DeliveryWorker {
    * recorded (run's finally), so a 410's deactivation precedes the next claim.
    */
   private async attempt(
+    token: string,
+    d: ClaimedDelivery,
+    release: () => void,
+    timeoutMs: number,
+  ): Promise<{ result: AttemptResult; outcome: AttemptState; recorded: boolean }> {
+    // A trace of its own per attempt (nothing when tracing is off): the send (undici's client span
+    // carries `traceparent` to the receiver) and the recording of its outcome.
+    const attributes = { 'enrich.delivery.id': d.id, 'enrich.monitor.id': d.monitor_id, 'enrich.delivery.attempt': d.attempts_made + 1, 'enrich.delivery.manual': d.manual };
+    return inSpan('webhook.delivery', attributes, async (span) => {
+      const report = await this.attemptSteps(token, d, release, timeoutMs);
+      span?.setAttributes({ 'enrich.delivery.outcome': report.outcome, 'enrich.delivery.recorded': report.recorded });
+      if (report.outcome !== 'succeeded') markSpanFailed(span, 'delivery attempt failed');
+      return report;
+    }, { root: true });
+  }
+
+  private async attemptSteps(
     token: string,
     d: ClaimedDelivery,
     release: () => void,

@@ -16,6 +16,7 @@ import { databaseNow, queueStats, type QueueKind } from '../db/repositories/refr
 import { IDEMPOTENCY_TTL_SECONDS } from '../domain/live/idempotency';
 import type { Logger } from '../logger';
 import type { LiveSource } from '../domain/live/source';
+import { inSpan } from '../observability/tracing';
 import { addBatch, askAhead, emptyRound, giveBack, refreshRound, writeAsked, type AskedBatch, type BatchOptions, type RefreshObserver, type RoundReport } from '../domain/refresh/round';
 import type { Metrics } from '../observability/metrics';
 import { Nap } from './nap';
@@ -68,7 +69,7 @@ export class RefreshWorker {
   /** One round with a fixed cutoff (tests, `enrich worker --once`, benchmarks). */
   async runRound(opts: { dueBefore?: Date; watchedDueBefore?: Date; kinds?: QueueKind[] } = {}): Promise<RoundReport> {
     const cut = await this.cutoffs();
-    return refreshRound(
+    return inSpan('refresh.round', {}, () => refreshRound(
       { db: this.deps.db, source: this.deps.source, observer: this.observer },
       {
         batchSize: this.deps.config.batchSize,
@@ -78,7 +79,7 @@ export class RefreshWorker {
         kinds: opts.kinds,
         shouldStop: () => this.stopping,
       },
-    );
+    ), { root: true });
   }
 
   /** The database clock minus this process's, as last measured (cutoffs()). */
@@ -128,7 +129,23 @@ export class RefreshWorker {
     let idleKinds = 0;
     const deps = { db: this.deps.db, source, observer: this.observer };
     const batchOptions = async (): Promise<BatchOptions> => ({ batchSize: config.batchSize, leaseSeconds: config.leaseSeconds, ...(await this.cutoffsNow()) });
-    const ask = () => askAhead(deps, KINDS[kindIndex++ % KINDS.length] as QueueKind, batchOptions);
+    // Traced as two traces of their own per batch (tracing.ts; nothing when tracing is off): the
+    // claim and the live-source call, then the write, since the next batch is asked for while the
+    // current one is written.
+    const ask = () => {
+      const kind = KINDS[kindIndex++ % KINDS.length] as QueueKind;
+      return inSpan('refresh.fetch', { 'enrich.refresh.kind': kind }, async (span) => {
+        const asked = await askAhead(deps, kind, batchOptions);
+        span?.setAttribute('enrich.refresh.claimed', asked.claimed.length);
+        return asked;
+      }, { root: true });
+    };
+    const write = (asked: AskedBatch) =>
+      inSpan('refresh.write', { 'enrich.refresh.kind': asked.kind, 'enrich.refresh.claimed': asked.claimed.length }, async (span) => {
+        const batch = await writeAsked(deps, asked);
+        span?.setAttributes({ 'enrich.refresh.changed': batch.changed, 'enrich.refresh.unchanged': batch.unchanged, 'enrich.refresh.not_found': batch.notFound, 'enrich.refresh.unavailable': batch.unavailable });
+        return batch;
+      }, { root: true });
     // The next batch, claimed and asked for while the current one is written (one ahead at most).
     let ahead: Promise<AskedBatch> | undefined;
     while (!this.stopping) {
@@ -146,7 +163,7 @@ export class RefreshWorker {
         const asked = await current;
         const kind = asked.kind;
         if (asked.claimed.length && asked.answer?.status !== 'unavailable' && !this.stopping) ahead = ask();
-        const batch = await writeAsked(deps, asked);
+        const batch = await write(asked);
         addBatch(this.totals, batch);
         addBatch(sinceProgress, batch);
         if (batch.unavailable) {

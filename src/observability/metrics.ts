@@ -7,6 +7,7 @@
  */
 import perfHooks, { PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { buildInfo } from './version';
 import type { BreakerState, SourceObserver, SourceOperation, SourceOutcome } from '../domain/live/resilience';
 
 /** What observeRequest reads of an answered request (Koa's context has it; no Koa type needed). */
@@ -142,6 +143,15 @@ export class Metrics {
 
   constructor() {
     this.stopDefaults = collectStoppableDefaultMetrics(this.registry);
+    // The usual build-info idiom: one series, value 1, the build in its labels, so a dashboard can
+    // join it (or count versions across instances during a rollout).
+    const { version, commit } = buildInfo();
+    new Gauge({
+      name: 'enrich_build_info',
+      help: 'The running build: always 1, labelled with the package version and the commit ("unknown" when not recorded)',
+      labelNames: ['version', 'commit'],
+      registers: [this.registry],
+    }).set({ version, commit: commit ?? 'unknown' }, 1);
   }
 
   /** Stops the process metrics' observers (GC, event-loop delay); the registry still answers. */

@@ -156,6 +156,8 @@ export interface Gate {
   url: string;
   /** Requests that reached the gate so far (answered or held). */
   readonly arrived: number;
+  /** Their headers, in order of arrival (what the service sent: `traceparent`, say). */
+  readonly headers: http.IncomingHttpHeaders[];
   /** Forwards every held request, and every later one at once. */
   open(): void;
   close(): Promise<void>;
@@ -170,9 +172,11 @@ export async function startGate(target: string): Promise<Gate> {
   const upstream = new URL(target);
   let isOpen = false;
   let arrived = 0;
+  const headers: http.IncomingHttpHeaders[] = [];
   const held: (() => void)[] = [];
   const server = http.createServer((req, res) => {
     arrived++;
+    headers.push(req.headers);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -198,6 +202,7 @@ export async function startGate(target: string): Promise<Gate> {
     get arrived() {
       return arrived;
     },
+    headers,
     open() {
       isOpen = true;
       for (const forward of held.splice(0)) forward();

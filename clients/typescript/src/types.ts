@@ -17,7 +17,9 @@ export interface paths {
          * @description Liveness probe (in Kubernetes terms, the `livenessProbe`). Needs no API key and takes no
          *     parameters. It answers 200 `{ok: true}` whenever the process can answer HTTP at all, without
          *     touching the database or Redis, so an outage of a dependency never makes an orchestrator restart
-         *     healthy instances. Whether the instance can serve requests is `GET /health/ready`. Like every
+         *     healthy instances. Whether the instance can serve requests is `GET /health/ready`. The body
+         *     names the running build (`version`, and `commit` when known), as `/health/ready`, the
+         *     `enrich_build_info` metric and the startup log line do. Like every
          *     operation it refuses unknown query parameters with 400 `VALIDATION_ERROR`.
          *
          *     Unauthenticated requests are counted against a per-client-address window, which is what
@@ -55,6 +57,8 @@ export interface paths {
          *     With read replicas (`DATABASE_READ_URL`), `checks.replicas` shows each one's state and replay lag.
          *     They never decide readiness either: a replica that lags past the server's bound or is down is not
          *     read from until it recovers, and the primary serves the lake's reads meanwhile.
+         *
+         *     Like `GET /health`, the body names the running build (`version`, `commit`).
          *
          *     Unauthenticated requests are counted against a per-client-address window, as for `GET /health`.
          */
@@ -1731,6 +1735,16 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /**
+         * @description The version of the running service (its package version, as `enrich --version` prints it), so an operator sees which release answers without logging in to the host.
+         * @example 1.0.0
+         */
+        ServiceVersion: string;
+        /**
+         * @description The commit the running service was built from: the `ENRICH_COMMIT` environment variable when set, else the commit `npm run build` recorded from git; `null` when neither is known (the sources run without a build, or an image built without `.git` and without `ENRICH_COMMIT`).
+         * @example 5316d0f1a2b3c4d5e6f708192a3b4c5d6e7f8091
+         */
+        ServiceCommit: string | null;
         /** @description State of one rate-limit window. */
         RateLimitWindow: {
             /** @description Requests allowed per window. */
@@ -1765,6 +1779,8 @@ export interface components {
              * @constant
              */
             ok: true;
+            version: components["schemas"]["ServiceVersion"];
+            commit: components["schemas"]["ServiceCommit"];
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
@@ -1846,6 +1862,8 @@ export interface components {
                 /** @description Present only when the server has read replicas (`DATABASE_READ_URL`): each one's state and replay lag. Replicas never decide readiness: without one in use, lake reads go to the primary. */
                 replicas?: components["schemas"]["ReadReplicaCheck"][];
             };
+            version: components["schemas"]["ServiceVersion"];
+            commit: components["schemas"]["ServiceCommit"];
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };

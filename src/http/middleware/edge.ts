@@ -2,7 +2,8 @@
  * The outermost middleware, and the one error path: assigns the request id, turns every error into
  * the contract's body, and adds `quotas` + `metadata` (and the rate-limit headers) to every JSON
  * response, errors included. Nothing below it sets those. Once the answer is final it observes the
- * request's metrics and counts it for the workspace's usage (one frame for all of it).
+ * request's metrics, counts it for the workspace's usage, writes the access log line and names the
+ * trace's server span (one frame for all of it).
  */
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
@@ -17,6 +18,7 @@ import { rateLimitPolicy, rateLimitRemaining } from '../rateLimitHeaders';
 import type { Metrics } from '../../observability/metrics';
 import type { RequestCounter } from '../requestCounter';
 import { containsRawJson, RawJson, spliceData, toJsonText } from '../rawJson';
+import { activeTraceId, describeServerSpan, tracingOn } from '../../observability/tracing';
 
 export interface EdgeDeps {
   logger: Logger;
@@ -25,12 +27,15 @@ export interface EdgeDeps {
   /** Observed here, with the final status, errors included (omitted: not observed). */
   metrics?: Metrics;
   requestCounter?: RequestCounter;
+  /** One info line per answered request (ACCESS_LOG; off: only the debug line below). */
+  accessLog?: boolean;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function edge(deps: EdgeDeps): Middleware<RequestState> {
   const { logger, metrics, requestCounter } = deps;
+  const accessLog = deps.accessLog ?? false;
   const { limits } = deps;
   const windowSeconds = limits.windowSeconds;
   return async (ctx, next) => {
@@ -88,14 +93,43 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
           else ctx.body = JSON.stringify({ ...body, ...envelope });
         }
       }
-      if (logger.isLevelEnabled('debug')) {
+      if (!accessLog && logger.isLevelEnabled('debug')) {
         logger.debug({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status }, 'request');
       }
     } finally {
       requestCounter?.countAnswer(ctx);
       metrics?.observeRequest(ctx, startedAt);
+      if (tracingOn()) {
+        const operation = ctx.state.operation;
+        describeServerSpan({ operationId: operation?.operationId, route: operation ? API_ROOT + operation.path : undefined, workspaceId: ctx.state.principal?.workspaceId, requestId });
+      }
+      if (accessLog && logger.isLevelEnabled('info')) logAccess(logger, ctx, requestId, startedAt);
     }
   };
+}
+
+/**
+ * The access log line: what an operator greps for, and nothing a caller sent that identifies a person.
+ * The path without its query string (the lookups' query carries usernames, emails and names; the
+ * paths themselves carry only opaque ids); no header (never a key or a cookie).
+ */
+function logAccess(logger: Logger, ctx: Parameters<Middleware<RequestState>>[0], requestId: string, startedAt: bigint): void {
+  const operation = ctx.state.operation;
+  logger.info(
+    {
+      request_id: requestId,
+      method: ctx.method,
+      // The contract's template (`/api/v1/monitors/{id}`) when the request matched an operation; an
+      // API path that matched none is not written (it is whatever the caller typed).
+      route: operation ? API_ROOT + operation.path : ctx.path.startsWith(API_ROOT) ? undefined : ctx.path,
+      operation: operation?.operationId,
+      status: ctx.status,
+      duration_ms: Number(process.hrtime.bigint() - startedAt) / 1e6,
+      workspace_id: ctx.state.principal?.workspaceId,
+      trace_id: activeTraceId(),
+    },
+    'request',
+  );
 }
 
 function serializeQuotas(q: QuotaState) {

@@ -1,3 +1,4 @@
+import { buildInfo } from '../../../observability/version';
 import type { OperationHandler, ResponseBody } from '../types';
 
 /**
@@ -5,6 +6,7 @@ import type { OperationHandler, ResponseBody } from '../types';
  * makes an orchestrator restart healthy instances (readiness is getReadiness).
  */
 export const getHealth = (): OperationHandler<'getHealth'> => () => {
-  const body: ResponseBody<'getHealth', 200> = { ok: true };
+  const { version, commit } = buildInfo();
+  const body: ResponseBody<'getHealth', 200> = { ok: true, version, commit };
   return { body };
 };

@@ -1,6 +1,7 @@
 import { AppError } from '../../../domain/errors';
 import { checkReadiness } from '../../../domain/health/readiness';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../middleware/edge';
+import { buildInfo } from '../../../observability/version';
 import type { HandlerDeps, OperationHandler, ResponseBody } from '../types';
 
 /** Readiness: 200 when the database answers in time, 503 SERVICE_UNAVAILABLE otherwise. */
@@ -16,6 +17,7 @@ export const getReadiness =
     }
     const replicas = deps.reads.states();
     // Shown only with read replicas; they never decide readiness (lake reads fall back to the primary).
-    const body: ResponseBody<'getReadiness', 200> = { ok: true, checks: { database: 'up', redis, ...(replicas.length ? { replicas } : {}) } };
+    const { version, commit } = buildInfo();
+    const body: ResponseBody<'getReadiness', 200> = { ok: true, version, commit, checks: { database: 'up', redis, ...(replicas.length ? { replicas } : {}) } };
     return { body };
   };

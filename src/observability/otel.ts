@@ -1,0 +1,114 @@
+/**
+ * The OpenTelemetry SDK, loaded only by `tracing.ts` `startTracing` when the standard `OTEL_*`
+ * variables ask for traces: never imported otherwise.
+ *
+ * Why these pieces rather than `@opentelemetry/sdk-node`: sdk-node also brings the metrics and logs
+ * SDKs and the gRPC exporter (with @grpc/grpc-js), which this service does not use (its metrics are
+ * Prometheus, its logs pino); the trace SDK for Node, the two OTLP/HTTP trace exporters and three
+ * instrumentations are the part that is needed. The instrumentations:
+ * - http (the server span of each request; incoming `traceparent` honoured; outgoing node:http
+ *   off: the service's own outgoing calls all go through undici),
+ * - undici (the live source and webhook receivers: a client span, `traceparent` sent),
+ * - pg (each statement, parameterised text only; only inside a trace, so the workers' polling
+ *   makes no root spans).
+ * Koa's instrumentation is left out: it adds a span per middleware, and the edge names the server
+ * span by its operation instead.
+ *
+ * Settings are the standard variables, read by the SDK itself: OTEL_EXPORTER_OTLP_ENDPOINT or
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL (`http/protobuf`, the
+ * default, or `http/json`; `grpc` is not bundled and falls back to http/protobuf with a warning),
+ * OTEL_EXPORTER_OTLP_(TRACES_)HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES,
+ * OTEL_TRACES_SAMPLER(_ARG), OTEL_BSP_* (batching), OTEL_TRACES_EXPORTER (`otlp`, `console`, `none`).
+ */
+import type { IncomingMessage } from 'node:http';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, ConsoleSpanExporter, type SpanExporter, type SpanProcessor, type Span, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { scrubSpan, type ScrubbableSpan } from './spanScrub';
+import { buildInfo } from './version';
+import type { TracingHandle } from './tracing';
+
+export function startSdk(env: NodeJS.ProcessEnv, serviceName: string): TracingHandle {
+  const { exporter, describe } = chooseExporter(env);
+  const { version, commit } = buildInfo();
+  const resource = defaultResource()
+    .merge(
+      resourceFromAttributes({
+        'service.name': serviceName,
+        'service.version': version,
+        ...(commit ? { 'vcs.ref.head.revision': commit } : {}),
+      }),
+    )
+    // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the defaults above.
+    .merge(detectResources({ detectors: [envDetector] }));
+  const provider = new NodeTracerProvider({
+    resource,
+    // The scrubber runs first, so what the batch exports is already clean.
+    spanProcessors: [new ScrubbingProcessor(), new BatchSpanProcessor(exporter)],
+  });
+  // W3C trace context only: baggage is not propagated (it could carry anything a caller put in it).
+  provider.register({ propagator: new W3CTraceContextPropagator() });
+  registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: [
+      new HttpInstrumentation({
+        disableOutgoingRequestInstrumentation: true,
+        // Prometheus scrapes are not requests anyone follows.
+        ignoreIncomingRequestHook: (req: IncomingMessage) => req.url === '/metrics',
+        // No request or response headers are recorded (the default): never a key or a cookie.
+      }),
+      new UndiciInstrumentation({ requireParentforSpans: true }),
+      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, addSqlCommenterCommentToQueries: false }),
+    ],
+  });
+  return {
+    describe,
+    shutdown: () => provider.shutdown(),
+  };
+}
+
+/** The exporter the standard variables name; OTLP over HTTP in protobuf (the default) or JSON. */
+function chooseExporter(env: NodeJS.ProcessEnv): { exporter: SpanExporter; describe: string } {
+  const kind = (env.OTEL_TRACES_EXPORTER ?? 'otlp').split(',')[0]!.trim().toLowerCase() || 'otlp';
+  if (kind === 'console') return { exporter: new ConsoleSpanExporter(), describe: 'console' };
+  if (kind !== 'otlp') process.stderr.write(`tracing: OTEL_TRACES_EXPORTER=${kind} is not bundled; using otlp\n`);
+  let protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf').trim().toLowerCase();
+  if (protocol !== 'http/json' && protocol !== 'http/protobuf') {
+    process.stderr.write(`tracing: OTLP protocol ${protocol} is not bundled; using http/protobuf (a collector's port 4318)\n`);
+    protocol = 'http/protobuf';
+  }
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (env.OTEL_EXPORTER_OTLP_ENDPOINT ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : 'http://localhost:4318/v1/traces');
+  // The exporters read the endpoint, headers, timeout and compression from the same variables.
+  const exporter =
+    protocol === 'http/json'
+      ? // eslint-disable-next-line @typescript-eslint/no-require-imports
+        new (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter()
+      : // eslint-disable-next-line @typescript-eslint/no-require-imports
+        new (require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
+  return { exporter, describe: `${protocol} to ${new URL(endpoint).origin}${new URL(endpoint).pathname}` };
+}
+
+/**
+ * Removes what must not leave the process, at the end of every span (after the instrumentations
+ * have set all they set): query strings from URLs, quoted values from SQL text, error messages
+ * (spanScrub.ts).
+ */
+class ScrubbingProcessor implements SpanProcessor {
+  onStart(): void {}
+  onEnding(span: Span): void {
+    // The SDK's own objects, writable until the span ends (setAttribute cannot delete a key).
+    scrubSpan(span as unknown as ScrubbableSpan);
+  }
+  onEnd(_span: ReadableSpan): void {}
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}

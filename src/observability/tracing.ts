@@ -1,0 +1,131 @@
+/**
+ * Tracing, as the rest of the code sees it: a few calls that do nothing, and load nothing, unless
+ * an OTLP exporter is configured through the standard OpenTelemetry variables. The SDK, the
+ * exporter and the instrumentations live in `otel.ts`, which only `startTracing` loads (a lazy
+ * require), so a service without `OTEL_*` settings never imports any of them; every helper here
+ * then returns after one comparison. docs/operations.md lists the spans and their attributes.
+ *
+ * `startTracing` must run before the modules it instruments (http, pg, undici) are first required:
+ * the CLI calls it at the top of `enrich serve` and `enrich worker`, before loading the server.
+ */
+import type { Span, SpanOptions } from '@opentelemetry/api';
+
+/** The part of @opentelemetry/api used here, present only while tracing runs. */
+type Api = typeof import('@opentelemetry/api');
+
+let api: Api | undefined;
+let tracerName = 'enrich';
+
+export interface TracingHandle {
+  /** Flushes the spans still queued and stops the exporter (at shutdown). */
+  shutdown(): Promise<void>;
+  /** Where the spans go, for the startup line: the endpoint and protocol, or the console. */
+  describe: string;
+}
+
+/**
+ * Whether the operator asked for traces, by the standard variables: an OTLP endpoint (all signals
+ * or traces only), or OTEL_TRACES_EXPORTER naming an exporter; OTEL_SDK_DISABLED=true and
+ * OTEL_TRACES_EXPORTER=none turn it off whatever else is set.
+ */
+export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
+  if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
+  const exporter = (env.OTEL_TRACES_EXPORTER ?? '').trim().toLowerCase();
+  if (exporter === 'none') return false;
+  return Boolean(exporter || env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+}
+
+let started: TracingHandle | undefined;
+
+/**
+ * Starts the SDK when `tracingRequested(env)`; otherwise returns undefined having loaded nothing.
+ * Once per process (a second call returns the first handle).
+ */
+export function startTracing(env: NodeJS.ProcessEnv, serviceName = 'enrich'): TracingHandle | undefined {
+  if (started) return started;
+  if (!tracingRequested(env)) return undefined;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const otel = require('./otel') as typeof import('./otel');
+  started = otel.startSdk(env, serviceName);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  api = require('@opentelemetry/api') as Api;
+  tracerName = serviceName;
+  return started;
+}
+
+/** Flushes and stops the SDK if startTracing started it (the server's shutdown calls it last). */
+export async function stopTracing(): Promise<void> {
+  const handle = started;
+  if (handle) await handle.shutdown().catch(() => undefined);
+}
+
+/** For the startup line: where spans go, or `off`. */
+export const tracingDescription = (): string => started?.describe ?? 'off';
+
+/** Whether spans are being recorded in this process. */
+export const tracingOn = (): boolean => api !== undefined;
+
+/** The span of the current context (the request's server span inside a request), if tracing runs. */
+export function activeSpan(): Span | undefined {
+  return api?.trace.getActiveSpan();
+}
+
+/** The trace id of the current context, for the access log; undefined when tracing is off. */
+export function activeTraceId(): string | undefined {
+  const span = api?.trace.getActiveSpan();
+  if (!span) return undefined;
+  const { traceId, traceFlags } = span.spanContext();
+  return api!.isSpanContextValid(span.spanContext()) && traceFlags !== undefined ? traceId : undefined;
+}
+
+/**
+ * Names the request's server span by its contract operation (never its URL, which carries the
+ * identifiers of people in its query string) and adds the workspace and route. Called once by the
+ * edge with the final answer.
+ */
+export function describeServerSpan(fields: { operationId?: string; route?: string; workspaceId?: string; requestId: string }): void {
+  const span = api?.trace.getActiveSpan();
+  if (!span) return;
+  if (fields.operationId) span.updateName(fields.operationId);
+  span.setAttribute('enrich.request_id', fields.requestId);
+  if (fields.operationId) span.setAttribute('enrich.operation_id', fields.operationId);
+  if (fields.route) span.setAttribute('http.route', fields.route);
+  if (fields.workspaceId) span.setAttribute('enrich.workspace_id', fields.workspaceId);
+}
+
+export type SpanAttributes = Record<string, string | number | boolean | undefined>;
+
+/**
+ * Runs `fn` inside a new span (a child of the current one, else the root of a trace of its own:
+ * a refresh round, a delivery attempt). An error marks the span failed (its type, never its
+ * message) and is rethrown. With tracing off it is
+ * `fn(undefined)`.
+ */
+export function inSpan<T>(name: string, attributes: SpanAttributes, fn: (span: Span | undefined) => Promise<T>, options: { root?: boolean } = {}): Promise<T> {
+  if (!api) return fn(undefined);
+  const a = api;
+  const spanOptions: SpanOptions = { attributes: definedOnly(attributes), root: options.root };
+  return a.trace.getTracer(tracerName).startActiveSpan(name, spanOptions, async (span) => {
+    try {
+      return await fn(span);
+    } catch (err) {
+      // The error's type only: a message may quote what a caller sent (an identifier of a person).
+      span.setAttribute('error.type', err instanceof Error ? err.name : 'error');
+      span.setStatus({ code: a.SpanStatusCode.ERROR, message: err instanceof Error ? err.name : 'error' });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** Marks a span as failed without an exception (an answer that means failure: a 5xx from a receiver). */
+export function markSpanFailed(span: Span | undefined, message: string): void {
+  if (span && api) span.setStatus({ code: api.SpanStatusCode.ERROR, message });
+}
+
+function definedOnly(attributes: SpanAttributes): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const [k, v] of Object.entries(attributes)) if (v !== undefined) out[k] = v;
+  return out;
+}
