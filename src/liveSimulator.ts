@@ -1,7 +1,7 @@
 /**
  * LIVE_SOURCE=simulator: the in-process simulator of the upstream network and its control endpoint
  * (src/live.ts loads this module only in that mode: it brings the world generator and faker, which
- * a production install, `npm ci --omit=optional`, does not have).
+ * a production install, `npm ci --omit=dev`, does not have).
  */
 import type { Knex } from 'knex';
 import type { Config } from './config';

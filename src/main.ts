@@ -21,8 +21,8 @@ import { buildInfo } from './observability/version';
 import { stopTracing, tracingDescription } from './observability/tracing';
 
 /**
- * The demo world (`--demo`) and its generator (faker) are optional dependencies: a production
- * install (`npm ci --omit=optional`) has neither, and a server without --demo never loads them.
+ * The demo world (`--demo`) and its generator (faker) are development dependencies: a production
+ * install (`npm ci --omit=dev`) has neither, and a server without --demo never loads them.
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const loadDemo = () => require('./world/demo') as typeof import('./world/demo');

