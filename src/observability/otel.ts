@@ -5,9 +5,10 @@
  * Why these pieces rather than `@opentelemetry/sdk-node`: sdk-node also brings the metrics and logs
  * SDKs and the gRPC exporter (with @grpc/grpc-js), which this service does not use (its metrics are
  * Prometheus, its logs pino); the trace SDK for Node, the two OTLP/HTTP trace exporters and three
- * instrumentations are the part that is needed. The instrumentations:
- * - http (the server span of each request; incoming `traceparent` honoured; outgoing node:http
- *   off: the service's own outgoing calls all go through undici),
+ * instrumentations are the part that is needed. The server span of each request is the edge's own
+ * (tracing.ts traceServerRequest: incoming `traceparent` honoured, no header or URL recorded), not
+ * @opentelemetry/instrumentation-http's, which cost most of a traced request in bench:tracing.
+ * The instrumentations:
  * - undici (the live source and webhook receivers: a client span, `traceparent` sent),
  * - pg (each statement, parameterised text only; only inside a trace, so the workers' polling
  *   makes no root spans).
@@ -20,10 +21,8 @@
  * OTEL_EXPORTER_OTLP_(TRACES_)HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES,
  * OTEL_TRACES_SAMPLER(_ARG), OTEL_BSP_* (batching), OTEL_TRACES_EXPORTER (`otlp`, `console`, `none`).
  */
-import type { IncomingMessage } from 'node:http';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
@@ -56,12 +55,6 @@ export function startSdk(env: NodeJS.ProcessEnv, serviceName: string): TracingHa
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
-      new HttpInstrumentation({
-        disableOutgoingRequestInstrumentation: true,
-        // Prometheus scrapes are not requests anyone follows.
-        ignoreIncomingRequestHook: (req: IncomingMessage) => req.url === '/metrics',
-        // No request or response headers are recorded (the default): never a key or a cookie.
-      }),
       new UndiciInstrumentation({ requireParentforSpans: true }),
       new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, addSqlCommenterCommentToQueries: false }),
     ],

@@ -18,7 +18,7 @@ import { rateLimitPolicy, rateLimitRemaining } from '../rateLimitHeaders';
 import type { Metrics } from '../../observability/metrics';
 import type { RequestCounter } from '../requestCounter';
 import { containsRawJson, RawJson, spliceData, toJsonText } from '../rawJson';
-import { activeTraceId, describeServerSpan, tracingOn } from '../../observability/tracing';
+import { activeTraceId, describeServerSpan, traceServerRequest, tracingOn } from '../../observability/tracing';
 
 export interface EdgeDeps {
   logger: Logger;
@@ -38,7 +38,7 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
   const accessLog = deps.accessLog ?? false;
   const { limits } = deps;
   const windowSeconds = limits.windowSeconds;
-  return async (ctx, next) => {
+  const handle: Middleware<RequestState> = async (ctx, next) => {
     const startedAt = process.hrtime.bigint();
     const requestId = newRequestId();
     ctx.state.startedAt = startedAt;
@@ -99,13 +99,19 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
     } finally {
       requestCounter?.countAnswer(ctx);
       metrics?.observeRequest(ctx, startedAt);
-      if (tracingOn()) {
+      if (tracing) {
         const operation = ctx.state.operation;
-        describeServerSpan({ operationId: operation?.operationId, route: operation ? API_ROOT + operation.path : undefined, workspaceId: ctx.state.principal?.workspaceId, requestId });
+        describeServerSpan({ operationId: operation?.operationId, route: operation ? API_ROOT + operation.path : undefined, workspaceId: ctx.state.principal?.workspaceId, requestId, status: ctx.status });
       }
       if (accessLog && logger.isLevelEnabled('info')) logAccess(logger, ctx, requestId, startedAt);
     }
   };
+  // With tracing on (decided before the app is built), each request runs inside its server span,
+  // a child of the caller's `traceparent` if it sent one; off, the edge is exactly the handler above.
+  const tracing = tracingOn();
+  if (!tracing) return handle;
+  // Prometheus scrapes are not requests anyone follows.
+  return (ctx, next) => (ctx.path === '/metrics' ? handle(ctx, next) : traceServerRequest(ctx.method, ctx.req.headers, () => handle(ctx, next)));
 }
 
 /**
