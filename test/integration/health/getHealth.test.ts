@@ -1,4 +1,5 @@
 import { createHarness, type Harness } from '../../helpers/harness';
+import packageJson from '../../../package.json';
 
 let h: Harness;
 beforeAll(async () => {
@@ -13,6 +14,12 @@ describe('GET /health', () => {
     expect(res.body.ok).toBe(true);
     expect(res.body.metadata.request_id).toBe(res.headers['x-request-id']);
     expect(res.body.quotas.rate_limit.workspace.limit).toBe(5);
+  });
+
+  it('names the running build: the package version and the commit (or null when not recorded)', async () => {
+    const res = await h.get('/api/v1/health');
+    expect(res.body.version).toBe(packageJson.version);
+    expect(res.body.commit === null || /^[0-9a-f]{40}$/.test(res.body.commit)).toBe(true);
   });
 
   it('is rate limited per client address with 429 and Retry-After', async () => {
