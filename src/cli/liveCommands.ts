@@ -102,7 +102,7 @@ export function registerLiveCommands(program: Command, io: CliIo): void {
         await live.close();
         metricsServer?.close();
         await db.close();
-        await tracing?.shutdown();
+        if (tracing) await load.tracing().stopTracing();
       };
       if (opts.once) {
         try {

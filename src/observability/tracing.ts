@@ -54,10 +54,15 @@ export function startTracing(env: NodeJS.ProcessEnv, serviceName = 'enrich'): Tr
   return started;
 }
 
-/** Flushes and stops the SDK if startTracing started it (the server's shutdown calls it last). */
-export async function stopTracing(): Promise<void> {
+/** Flushes and stops the SDK if startTracing started it (the server's shutdown calls it last), within timeoutMs. */
+export async function stopTracing(timeoutMs = 5000): Promise<void> {
   const handle = started;
-  if (handle) await handle.shutdown().catch(() => undefined);
+  if (!handle) return;
+  // The last export waits for the collector: bounded, so a collector that is down or stalled
+  // never holds the shutdown (the spans still queued are then lost, and only they).
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([handle.shutdown().catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  clearTimeout(timer);
 }
 
 /** For the startup line: where spans go, or `off`. */

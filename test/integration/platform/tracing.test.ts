@@ -209,3 +209,48 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(otlp.spans[0]!.resource).toMatchObject({ 'service.name': 'enrich', 'service.version': expect.any(String), 'vcs.ref.head.revision': COMMIT });
   });
 });
+
+describe('tracing with the collector down', () => {
+  it('answers as usual, and SIGTERM still stops the server (the last export is bounded)', async () => {
+    const closed = await freePort(); // nothing listens there: every export is refused
+    const port = await freePort();
+    const child = spawn(process.execPath, [ENRICH_BIN, 'serve'], {
+      env: {
+        ...process.env,
+        DATABASE_URL: lake.url,
+        PORT: String(port),
+        ENRICH_DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+        LIVE_SOURCE: '',
+        LIVE_SOURCE_URL: '',
+        REFRESH_IN_PROCESS: '0',
+        WEBHOOK_DELIVERY_IN_PROCESS: '0',
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${closed}`,
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    try {
+      await eventually(async () => {
+        if (child.exitCode !== null) throw new Error(`enrich serve exited: ${out}`);
+        return out.includes('"msg":"listening"');
+      }, 120_000);
+      for (let i = 0; i < 10; i++) {
+        const res = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
+        const body = await res.json();
+        await assertInContract('GET', '/api/v1/health', { status: res.status, headers: Object.fromEntries(res.headers), body });
+        expect(res.status).toBe(200);
+      }
+      // Exports have been attempted (and refused) meanwhile; the process must still stop by itself.
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(out).toContain('"msg":"stopped"');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 180_000);
+});
