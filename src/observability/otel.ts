@@ -7,7 +7,7 @@
  * Prometheus, its logs pino); the trace SDK for Node, the two OTLP/HTTP trace exporters and three
  * instrumentations are the part that is needed. The server span of each request is the edge's own
  * (tracing.ts traceServerRequest: incoming `traceparent` honoured, no header or URL recorded), not
- * @opentelemetry/instrumentation-http's, which cost most of a traced request in bench:tracing.
+ * @opentelemetry/instrumentation-http's, which cost about half of a traced request's overhead in bench:tracing.
  * The instrumentations:
  * - undici (the live source and webhook receivers: a client span, `traceparent` sent),
  * - pg (each statement, parameterised text only; only inside a trace, so the workers' polling
@@ -30,9 +30,9 @@ import { BatchSpanProcessor, ConsoleSpanExporter, type SpanExporter, type SpanPr
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { scrubSpan, type ScrubbableSpan } from './spanScrub';
 import { buildInfo } from './version';
-import type { TracingHandle } from './tracing';
 
-export function startSdk(env: NodeJS.ProcessEnv, serviceName: string): TracingHandle {
+/** What tracing.ts keeps (its TracingHandle; declared here too, so this module imports nothing of it). */
+export function startSdk(env: NodeJS.ProcessEnv, serviceName: string): { shutdown(): Promise<void>; describe: string } {
   const { exporter, describe } = chooseExporter(env);
   const { version, commit } = buildInfo();
   const resource = defaultResource()

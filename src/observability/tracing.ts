@@ -107,7 +107,7 @@ export function describeServerSpan(fields: { operationId?: string; route?: strin
  * caller's `traceparent` when it sent one (W3C trace context), else the span starts a trace. The
  * span is named by the method until the edge knows the operation (describeServerSpan). Our own
  * span rather than @opentelemetry/instrumentation-http's: that one records a dozen attributes
- * (the URL with its query string among them) and wraps the response, which cost most of the
+ * (the URL with its query string among them) and wraps the response, which cost about half of the
  * traced request's overhead in bench:tracing.
  */
 export function traceServerRequest<T>(method: string, headers: IncomingHttpHeaders, fn: () => Promise<T>): Promise<T> {
