@@ -8,6 +8,8 @@
  *             (http/protobuf, the default; every request sampled: the worst case),
  *   on 10 %   the same with OTEL_TRACES_SAMPLER=parentbased_traceidratio, OTEL_TRACES_SAMPLER_ARG=0.1
  *             (one trace in ten recorded: what a busy production instance would run),
+ *   none kept OTEL_TRACES_SAMPLER=always_off: the SDK and instrumentations loaded, no span recorded
+ *             (the fixed cost: context propagation and the wrappers, without spans or export),
  * in alternating rounds (odd rounds reversed), medians, and the ratios per round. The aims: off/previous
  * >= 0.98 (tracing off costs nothing measurable), on/off >= 0.85 (at most 15 % of req/s).
  * The lake is a small one of its own (--persons=20000 by default, database enrich_bench_tracing), so a run
@@ -81,6 +83,7 @@ async function main() {
       OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
       OTEL_TRACES_SAMPLER_ARG: '0.1',
     }),
+    unsampled: await startServerProcess('fullStackTraced.ts', { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_TRACES_SAMPLER: 'always_off' }),
   };
   let next = 0;
   const requests: autocannon.Request[] = [
@@ -89,7 +92,7 @@ async function main() {
   const headers = { authorization: `Bearer ${key}` };
   type Measured = Round & { cpuPerRequestMicros: number };
   const names = Object.keys(servers) as (keyof typeof servers)[];
-  const results: Record<keyof typeof servers, Measured[]> = { previous: [], off: [], on: [], sampled: [] };
+  const results: Record<keyof typeof servers, Measured[]> = { previous: [], off: [], on: [], sampled: [], unsampled: [] };
   try {
     for (const name of names) await measure(servers[name].url, { seconds: 2, connections, headers, requests });
     for (let i = 0; i < rounds; i++) {
@@ -117,10 +120,12 @@ async function main() {
       row('tracing off', results.off),
       row('tracing on (OTLP http/protobuf)', results.on),
       row('tracing on, 10 % of traces sampled', results.sampled),
+      row('tracing on, none sampled', results.unsampled),
       ratioLine('off/previous requests/s', ratios(results.off, results.previous, rps), 'aim >= 0.98'),
       ratioLine('on/off requests/s', ratios(results.on, results.off, rps), 'aim >= 0.85'),
       ratioLine('on/off CPU per request', ratios(results.on, results.off, (x) => x.cpuPerRequestMicros), 'the cost of a traced request'),
       ratioLine('on 10 %/off requests/s', ratios(results.sampled, results.off, rps), 'aim >= 0.85'),
+      ratioLine('none sampled/off CPU per request', ratios(results.unsampled, results.off, (x) => x.cpuPerRequestMicros), 'the fixed cost'),
       `OTLP exports received: ${exports} (${(exportedBytes / 1e6).toFixed(1)} MB)`,
       `Load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores, shared with other work); ${new Date().toISOString()}`,
       '',
