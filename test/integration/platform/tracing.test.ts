@@ -191,6 +191,44 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(received.headers.traceparent).toBe(`00-${attempt.traceId}-${post.spanId}-01`);
   });
 
+  it('a refresh round (`enrich worker --once`): a trace of its own, with its queries and the live-source call, traceparent sent', async () => {
+    // The realtime call above put a record in the lake; with no minimum age it is due at once.
+    const arrivedBefore = gate.headers.length;
+    const worker = spawn(process.execPath, [ENRICH_BIN, 'worker', '--once', '--json'], {
+      env: {
+        ...process.env,
+        DATABASE_URL: lake.url,
+        ENRICH_DATA_DIR: dataDir,
+        LIVE_SOURCE: '',
+        LIVE_SOURCE_URL: gate.url,
+        REFRESH_MIN_AGE_SECONDS: '0',
+        REFRESH_WATCHED_MIN_AGE_SECONDS: '0',
+        WEBHOOK_SECRET_KEY: TEST_SERVER_KEY,
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    worker.stdout!.on('data', (d) => (out += d));
+    worker.stderr!.on('data', (d) => (out += d));
+    const code = await new Promise<number | null>((resolve) => worker.once('exit', resolve));
+    expect({ code, out }).toMatchObject({ code: 0 });
+    const report = JSON.parse(out.split('\n').find((l) => l.startsWith('{') && l.includes('"changed"'))!) as { changed: number; unchanged: number };
+    expect(report.changed + report.unchanged).toBeGreaterThanOrEqual(1);
+
+    // The worker flushed its spans before exiting.
+    const round = otlp.spans.find((s) => s.name === 'refresh.round');
+    expect(round).toBeDefined();
+    expect(round!.parentSpanId).toBe('');
+    const inRound = otlp.trace(round!.traceId);
+    const sourceCall = inRound.find((s) => s.kind === SPAN_KIND.client && s.scope.includes('undici'));
+    expect(sourceCall).toBeDefined();
+    expect(inRound.some((s) => s.scope.includes('pg'))).toBe(true);
+    expect(gate.headers.slice(arrivedBefore).map((h) => h.traceparent)).toContain(`00-${round!.traceId}-${sourceCall!.spanId}-01`);
+  }, 120_000);
+
   it('exports no identifier of a person, key, cookie or query string', async () => {
     // Everything the requests above sent that names a person, whatever span it could have reached.
     await eventually(async () => otlp.spans.some((s) => s.name === 'webhook.delivery'), 30_000);
