@@ -1,6 +1,9 @@
 /**
  * Every setting the service reads, typed and validated once at start.
- * Nothing else in the code base reads process.env.
+ * Nothing else in the code base reads process.env, but for two families read where they are used:
+ * ENRICH_COMMIT (observability/version.ts: the build's identity, needed by `enrich --version` before
+ * any config) and the standard OTEL_* variables (observability/tracing.ts decides from them whether
+ * to load the SDK, which reads the rest itself, as every OpenTelemetry SDK does).
  */
 import path from 'node:path';
 import type { LiveSourceSettings } from './domain/live/resilience';
