@@ -151,7 +151,7 @@ export class RefreshWorker {
         addBatch(sinceProgress, batch);
         if (batch.unavailable) {
           backoffMs = Math.min(Math.max(backoffMs * 2, 500), 30_000);
-          logger.warn({ kind, reason: batch.reason, retry_in_ms: backoffMs }, 'refresh: live source unavailable; backing off');
+          logger.warn({ kind, cause: batch.cause, reason: batch.reason, retry_in_ms: backoffMs }, 'refresh: live source unavailable; backing off');
           await this.nap.sleep(backoffMs);
           continue;
         }

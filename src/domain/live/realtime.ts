@@ -48,7 +48,7 @@ export interface RealtimeDeps {
   source: LiveSource;
   coalescer: Coalescer;
   /** Told why the source could not answer (the server logs it; the client gets a plain 503). */
-  onUnavailable?: (reason: string, kind: LakeKind) => void;
+  onUnavailable?: (failure: { cause: UnavailableCause | 'contended'; reason: string }, kind: LakeKind) => void;
   /**
    * Longest wait for another instance's fetch of the same subject (its lease, which lives as long);
    * that fetch is itself bounded by the source deadline. Past it: 503. Default 10 s.
@@ -264,7 +264,7 @@ function answerOf(deps: RealtimeDeps, rules: KindRules, outcome: Outcome): Found
     case 'withdrawn':
       throw dataSubjectBlocked();
     case 'unavailable':
-      deps.onUnavailable?.(outcome.reason, rules.kind);
+      deps.onUnavailable?.(outcome, rules.kind);
       throw new AppError('LIVE_SOURCE_UNAVAILABLE', UNAVAILABLE_MESSAGES[outcome.cause]);
   }
 }
@@ -273,7 +273,7 @@ const UNAVAILABLE_MESSAGES: Record<UnavailableCause | 'contended', string> = {
   deadline: 'The live source did not answer in time. The call was not metered; retry later.',
   busy: 'The live source is busy: too many realtime calls are waiting for it. The call was not metered; retry later.',
   circuit_open: 'The live source is unavailable. The call was not metered; retry later.',
-  failed: 'The live source is unavailable. The call was not metered; retry later.',
+  failed: 'The live source failed to answer (an error status, a refused connection or an invalid answer). The call was not metered; retry later.',
   none: 'The live source is unavailable. The call was not metered; retry later.',
   contended: 'The live source is unavailable. The call was not metered; retry later.',
 };

@@ -17,7 +17,7 @@ import type { Knex } from 'knex';
 import type { CompanyRecord, PersonRecord } from '../../model/records';
 import { claimDue, markChecked, releaseLeases, type ClaimedRow, type QueueKind } from '../../db/repositories/refreshQueue';
 import { writeRecords } from '../lake/write/writer';
-import type { LiveBatch, LiveSource } from '../live/source';
+import type { LiveBatch, LiveSource, UnavailableCause } from '../live/source';
 import type { ChangeEntry } from '../lake/write/diff';
 
 export interface RefreshObserver {
@@ -42,7 +42,8 @@ export interface BatchReport {
   /** Written by nobody: the lease was taken over (this worker was too slow) or the subject withdrawn. */
   dropped: number;
   changes: number;
-  /** Why the source could not answer, when it could not. */
+  /** Why the source could not answer, when it could not: the cause (as the metric's label) and the reason. */
+  cause?: UnavailableCause;
   reason?: string;
 }
 
@@ -100,6 +101,7 @@ export async function writeAsked(deps: RefreshDeps, asked: AskedBatch): Promise<
   try {
     if (answer.status === 'unavailable') {
       report.unavailable = claimed.length;
+      report.cause = answer.cause;
       report.reason = answer.reason;
       deps.observer?.records(kind, 'unavailable', claimed.length);
       return report;

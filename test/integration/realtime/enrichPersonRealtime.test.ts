@@ -460,7 +460,9 @@ describe('when the source fails', () => {
     use(server.protocolUrl);
     sim.setFaults({ errorRate: 1 });
     const before = await stored(username(17));
-    await expect503(`username=${username(17)}&max_age=0`);
+    const res = await expect503(`username=${username(17)}&max_age=0`);
+    // A failure, not a deadline (issue 32, row 9).
+    expect(res.body.error).toMatch(/failed to answer/);
     expect(await stored(username(17))).toEqual(before);
   });
 
@@ -491,7 +493,8 @@ describe('when the source fails', () => {
 
   it('a closed port: 503 (connection refused), not a hang or a 500', async () => {
     use(`http://127.0.0.1:${await freePort()}/v1`);
-    await expect503(`username=${username(20)}&max_age=0`);
+    const res = await expect503(`username=${username(20)}&max_age=0`);
+    expect(res.body.error).toMatch(/failed to answer/);
   });
 
   it('a paused simulator process (SIGSTOP): 503 at the deadline; after SIGCONT it answers again', async () => {
