@@ -149,6 +149,10 @@ export class RefreshWorker {
         const batch = await writeAsked(deps, asked);
         addBatch(this.totals, batch);
         addBatch(sinceProgress, batch);
+        // One line per record the lake refused (rare), with its short reason: the rest was written.
+        for (const r of batch.refusals ?? []) {
+          logger.warn({ kind, id: r.id, reason: r.reason }, 'refresh: the live source\'s copy cannot be stored; set aside, asked again on its own schedule');
+        }
         if (batch.unavailable) {
           backoffMs = Math.min(Math.max(backoffMs * 2, 500), 30_000);
           logger.warn({ kind, cause: batch.cause, reason: batch.reason, retry_in_ms: backoffMs }, 'refresh: live source unavailable; backing off');
@@ -178,6 +182,7 @@ export class RefreshWorker {
             unchanged: sinceProgress.unchanged,
             changes_logged: sinceProgress.changes,
             not_found: sinceProgress.notFound,
+            refused: sinceProgress.refused,
             unavailable: sinceProgress.unavailable,
           },
           'refresh progress',

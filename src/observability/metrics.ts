@@ -90,7 +90,7 @@ export class Metrics {
   // The refresh -----------------------------------------------------------------------------
   readonly refreshed = new Counter({
     name: 'enrich_refresh_records_total',
-    help: 'Records the refresh handled, by kind and outcome (changed, unchanged, not_found, unavailable, stale, withdrawn)',
+    help: 'Records the refresh handled, by kind and outcome (changed, unchanged, not_found, unavailable, dropped: lease lost or withdrawn, refused: the copy cannot be stored)',
     labelNames: ['kind', 'outcome'],
     registers: [this.registry],
   });

@@ -106,6 +106,37 @@ export async function markChecked(db: Knex, kind: QueueKind, token: string, ids:
 }
 
 /**
+ * Rows whose record the lake refused (the database cannot store the live source's copy): checked
+ * now, so they go to the back of the queue and are asked again on their own schedule, and marked
+ * with the reason (migration 20261208000200_refresh_refusals; the mark stands while
+ * `refused_at >= checked_at`). One statement for the batch's refusals.
+ */
+export async function markRefused(db: Knex, kind: QueueKind, token: string, refusals: readonly { id: string; reason: string }[]): Promise<number> {
+  if (!refusals.length) return 0;
+  const t = TABLES[kind];
+  // Each row's reason picked from the array by its id's position: `id = any(...)`, no join on
+  // unnest (CONVENTIONS: a distributed planner routes it like markChecked).
+  const ids = refusals.map((r) => r.id);
+  const { rowCount } = await db.raw<{ rowCount: number }>(
+    `update ${t.queue} set checked_at = now(), refused_at = now(), refused_reason = (?::text[])[array_position(?::uuid[], ${t.key})],
+       lease_token = null, lease_until = null
+     where ${t.key} = any(?::uuid[]) and lease_token = ?`,
+    [refusals.map((r) => r.reason), ids, ids, token],
+  );
+  return rowCount ?? 0;
+}
+
+/** The refusal standing on a record's queue row (its copy was refused since its last write), if any. */
+export async function findRefusal(db: Knex, kind: QueueKind, id: string): Promise<{ refused_at: Date; reason: string } | undefined> {
+  const t = TABLES[kind];
+  const row = await db(t.queue)
+    .where(t.key, id)
+    .whereRaw('refused_at >= checked_at')
+    .first<{ refused_at: Date; refused_reason: string } | undefined>('refused_at', 'refused_reason');
+  return row ? { refused_at: row.refused_at, reason: row.refused_reason } : undefined;
+}
+
+/**
  * Of `ids`, those whose queue row still carries `token`, locked until the transaction ends (the
  * fence of a refresh write: a worker whose lease expired and was taken over writes nothing).
  */

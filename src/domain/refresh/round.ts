@@ -15,8 +15,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { CompanyRecord, PersonRecord } from '../../model/records';
-import { claimDue, markChecked, releaseLeases, type ClaimedRow, type QueueKind } from '../../db/repositories/refreshQueue';
-import { writeRecords } from '../lake/write/writer';
+import { claimDue, markChecked, markRefused, releaseLeases, type ClaimedRow, type QueueKind } from '../../db/repositories/refreshQueue';
+import { writeIsolating } from '../lake/write/writer';
 import type { LiveBatch, LiveSource, UnavailableCause } from '../live/source';
 import type { ChangeEntry } from '../lake/write/diff';
 
@@ -41,6 +41,12 @@ export interface BatchReport {
   unavailable: number;
   /** Written by nobody: the lease was taken over (this worker was too slow) or the subject withdrawn. */
   dropped: number;
+  /**
+   * Records whose copy the database cannot store (issue 32, row 7): set aside, each with a short
+   * reason on its queue row, and asked again on their own schedule; the rest of the batch is written.
+   */
+  refused: number;
+  refusals?: { id: string; reason: string }[];
   changes: number;
   /** Why the source could not answer, when it could not: the cause (as the metric's label) and the reason. */
   cause?: UnavailableCause;
@@ -95,7 +101,7 @@ export async function giveBack(deps: RefreshDeps, asked: AskedBatch | undefined)
 export async function writeAsked(deps: RefreshDeps, asked: AskedBatch): Promise<BatchReport> {
   const { db } = deps;
   const { kind, token, claimed, answer } = asked;
-  const report: BatchReport = { kind, claimed: claimed.length, changed: 0, unchanged: 0, notFound: 0, unavailable: 0, dropped: 0, changes: 0 };
+  const report: BatchReport = { kind, claimed: claimed.length, changed: 0, unchanged: 0, notFound: 0, unavailable: 0, dropped: 0, refused: 0, changes: 0 };
   if (!claimed.length || !answer) return report;
   let settled = false;
   try {
@@ -117,19 +123,25 @@ export async function writeAsked(deps: RefreshDeps, asked: AskedBatch): Promise<
     });
     await markChecked(db, kind, token, missing);
     report.notFound = missing.length;
-    const outcome = await writeRecords(db, kind, records as never[], { origin: 'refresh', leaseToken: token });
+    // One record the database cannot store fails only itself (writeIsolating): the others are
+    // written, and it is marked and goes to the back of the queue like a record the source does not know.
+    const outcome = await writeIsolating(db, kind, records as never[], { origin: 'refresh', leaseToken: token });
+    const refused = await markRefused(db, kind, token, outcome.unstorable);
     report.unchanged = outcome.unchanged;
     report.changed = outcome.written - outcome.unchanged;
     report.dropped = outcome.stale + outcome.withdrawn;
+    report.refused = outcome.unstorable.length;
+    if (report.refused) report.refusals = outcome.unstorable;
     report.changes = outcome.changes.length;
-    // Every written or not-found record's lease ended with its write: nothing is left to give back.
-    settled = outcome.written + missing.length === claimed.length;
+    // Every written, not-found or refused record's lease ended with its write: nothing is left to give back.
+    settled = outcome.written + missing.length + refused === claimed.length;
     const o = deps.observer;
     if (o) {
       o.records(kind, 'changed', report.changed);
       o.records(kind, 'unchanged', report.unchanged);
       o.records(kind, 'not_found', report.notFound);
       o.records(kind, 'dropped', report.dropped);
+      o.records(kind, 'refused', report.refused);
       o.changes(outcome.changes);
     }
     return report;
@@ -162,10 +174,11 @@ export interface RoundReport {
   notFound: number;
   unavailable: number;
   dropped: number;
+  refused: number;
   changes: number;
 }
 
-export const emptyRound = (): RoundReport => ({ batches: 0, claimed: 0, changed: 0, unchanged: 0, notFound: 0, unavailable: 0, dropped: 0, changes: 0 });
+export const emptyRound = (): RoundReport => ({ batches: 0, claimed: 0, changed: 0, unchanged: 0, notFound: 0, unavailable: 0, dropped: 0, refused: 0, changes: 0 });
 
 export function addBatch(round: RoundReport, b: BatchReport): void {
   round.batches += b.claimed ? 1 : 0;
@@ -175,6 +188,7 @@ export function addBatch(round: RoundReport, b: BatchReport): void {
   round.notFound += b.notFound;
   round.unavailable += b.unavailable;
   round.dropped += b.dropped;
+  round.refused += b.refused;
   round.changes += b.changes;
 }
 
