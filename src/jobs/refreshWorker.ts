@@ -12,7 +12,8 @@
 import type { Knex } from 'knex';
 import type { RefreshConfig } from '../config';
 import { deleteExpiredKeys } from '../db/repositories/idempotencyKeys';
-import { databaseNow, queueStats, type QueueKind } from '../db/repositories/refreshQueue';
+import { databaseNow, queueStats } from '../db/repositories/refreshQueue';
+import type { LakeKind } from '../model/records';
 import { IDEMPOTENCY_TTL_SECONDS } from '../domain/live/idempotency';
 import type { Logger } from '../logger';
 import type { LiveSource } from '../domain/live/source';
@@ -28,7 +29,7 @@ export interface WorkerDeps {
   metrics?: Metrics;
 }
 
-const KINDS: QueueKind[] = ['person', 'company'];
+const KINDS: LakeKind[] = ['person', 'company'];
 
 export class RefreshWorker {
   private stopping = false;
@@ -66,7 +67,7 @@ export class RefreshWorker {
   }
 
   /** One round with a fixed cutoff (tests, `enrich worker --once`, benchmarks). */
-  async runRound(opts: { dueBefore?: Date; watchedDueBefore?: Date; kinds?: QueueKind[] } = {}): Promise<RoundReport> {
+  async runRound(opts: { dueBefore?: Date; watchedDueBefore?: Date; kinds?: LakeKind[] } = {}): Promise<RoundReport> {
     const cut = await this.cutoffs();
     return refreshRound(
       { db: this.deps.db, source: this.deps.source, observer: this.observer },
@@ -128,7 +129,7 @@ export class RefreshWorker {
     let idleKinds = 0;
     const deps = { db: this.deps.db, source, observer: this.observer };
     const batchOptions = async (): Promise<BatchOptions> => ({ batchSize: config.batchSize, leaseSeconds: config.leaseSeconds, ...(await this.cutoffsNow()) });
-    const ask = () => askAhead(deps, KINDS[kindIndex++ % KINDS.length] as QueueKind, batchOptions);
+    const ask = () => askAhead(deps, KINDS[kindIndex++ % KINDS.length] as LakeKind, batchOptions);
     // The next batch, claimed and asked for while the current one is written (one ahead at most).
     let ahead: Promise<AskedBatch> | undefined;
     while (!this.stopping) {

@@ -28,6 +28,7 @@ import type { LakeKind } from '../../model/records';
 import { analyzeLake, rebuildSetAside, setAsideForLoad, setAsideSecondaryIndexes } from '../../db/repositories/lakeIndexes';
 import {
   advanceImportCheckpoint,
+  commitChunkWithoutFlush,
   deleteImportCheckpoint,
   findImportCheckpoint,
   insertImportCheckpoint,
@@ -498,9 +499,8 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
 
   const commit = async (chunk: Chunk): Promise<void> => {
     const next = await db.transaction(async (trx) => {
-      // The checkpoint commits with the chunk: a commit lost to a server crash loses its checkpoint
-      // advance with it, and --resume writes the chunk again, so no wait for the WAL flush.
-      await trx.raw('set local synchronous_commit = off');
+      // The checkpoint commits with the chunk, so no wait for the WAL flush (importCheckpoints.ts).
+      await commitChunkWithoutFlush(trx);
       const held = await lockImportCheckpoint(trx, kind);
       if (!held || held.byte_offset !== offset) {
         throw validationError(`--initial-load: another import is loading ${kind} records from this checkpoint; stopped`);

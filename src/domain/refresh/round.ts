@@ -14,14 +14,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { CompanyRecord, PersonRecord } from '../../model/records';
-import { claimDue, markChecked, markRefused, releaseLeases, type ClaimedRow, type QueueKind } from '../../db/repositories/refreshQueue';
+import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records';
+import { claimDue, markChecked, markRefused, releaseLeases, type ClaimedRow } from '../../db/repositories/refreshQueue';
 import { writeIsolating } from '../lake/write/writer';
 import type { LiveBatch, LiveSource, UnavailableCause } from '../live/source';
 import type { ChangeEntry } from '../lake/write/diff';
 
 export interface RefreshObserver {
-  records(kind: QueueKind, outcome: string, count: number): void;
+  records(kind: LakeKind, outcome: string, count: number): void;
   changes(entries: readonly ChangeEntry[]): void;
 }
 
@@ -33,7 +33,7 @@ export interface BatchOptions {
 }
 
 export interface BatchReport {
-  kind: QueueKind;
+  kind: LakeKind;
   claimed: number;
   changed: number;
   unchanged: number;
@@ -67,7 +67,7 @@ export interface RefreshDeps {
  * write is fenced by its lease token, so a batch held too long is dropped, never written twice.
  */
 export interface AskedBatch {
-  kind: QueueKind;
+  kind: LakeKind;
   token: string;
   claimed: ClaimedRow[];
   /** The source's answer; undefined when nothing was claimed. */
@@ -77,7 +77,7 @@ export interface AskedBatch {
 }
 
 /** Claims due records and asks the source for all of them in one call. */
-export async function claimAndAsk(deps: RefreshDeps, kind: QueueKind, opts: BatchOptions): Promise<AskedBatch> {
+export async function claimAndAsk(deps: RefreshDeps, kind: LakeKind, opts: BatchOptions): Promise<AskedBatch> {
   const token = randomUUID();
   const claimed = await claimDue(deps.db, kind, { token, limit: opts.batchSize, ...opts });
   if (!claimed.length) return { kind, token, claimed };
@@ -152,7 +152,7 @@ export async function writeAsked(deps: RefreshDeps, asked: AskedBatch): Promise<
 }
 
 /** One batch, start to end: claim, one source call, one fenced write. */
-export async function refreshBatch(deps: RefreshDeps, kind: QueueKind, opts: BatchOptions): Promise<BatchReport> {
+export async function refreshBatch(deps: RefreshDeps, kind: LakeKind, opts: BatchOptions): Promise<BatchReport> {
   return writeAsked(deps, await claimAndAsk(deps, kind, opts));
 }
 
@@ -160,7 +160,7 @@ export async function refreshBatch(deps: RefreshDeps, kind: QueueKind, opts: Bat
  * A promise of the batch after the current one, started now so its claim and source call run while
  * the current batch is written. It never rejects unobserved: its failure surfaces where it is awaited.
  */
-export function askAhead(deps: RefreshDeps, kind: QueueKind, opts: BatchOptions | (() => Promise<BatchOptions>)): Promise<AskedBatch> {
+export function askAhead(deps: RefreshDeps, kind: LakeKind, opts: BatchOptions | (() => Promise<BatchOptions>)): Promise<AskedBatch> {
   const ahead = (async () => claimAndAsk(deps, kind, typeof opts === 'function' ? await opts() : opts))();
   ahead.catch(() => undefined);
   return ahead;
@@ -199,10 +199,10 @@ export function addBatch(round: RoundReport, b: BatchReport): void {
  */
 export async function refreshRound(
   deps: RefreshDeps,
-  opts: BatchOptions & { kinds?: QueueKind[]; shouldStop?: () => boolean },
+  opts: BatchOptions & { kinds?: LakeKind[]; shouldStop?: () => boolean },
 ): Promise<RoundReport> {
   const round = emptyRound();
-  const kinds: QueueKind[] = [...new Set<QueueKind>(opts.kinds ?? ['person', 'company'])];
+  const kinds: LakeKind[] = [...new Set<LakeKind>(opts.kinds ?? ['person', 'company'])];
   let turn = 0;
   const next = (): Promise<AskedBatch> | undefined =>
     kinds.length && !opts.shouldStop?.() ? askAhead(deps, kinds[turn++ % kinds.length]!, opts) : undefined;
