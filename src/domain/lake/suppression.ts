@@ -92,9 +92,13 @@ export const dataSubjectBlocked = () =>
     'This record was withdrawn under a privacy request (GDPR / CCPA) and is no longer served.',
   );
 
+/** Every identifier digest of a record of either kind (personDigests, companyDigests). */
+export const recordDigests = (kind: LakeKind, record: PersonRecord | CompanyRecord): string[] =>
+  kind === 'person' ? personDigests(record as PersonRecord) : companyDigests(record as CompanyRecord);
+
 /** Whether any identifier of this record was withdrawn (a stored copy of it must not be served). */
 export async function isRecordWithdrawn(db: Knex, kind: LakeKind, record: PersonRecord | CompanyRecord): Promise<boolean> {
-  return isSuppressed(db, kind === 'person' ? personDigests(record as PersonRecord) : companyDigests(record as CompanyRecord));
+  return isSuppressed(db, recordDigests(kind, record));
 }
 
 /** Whether the identifier belongs to a withdrawn record. Asked after a lookup found nothing. */
@@ -138,10 +142,12 @@ export async function suppress(db: Knex, kind: LakeKind, key: PersonKey | Compan
       slugs.push(...nameKeys(kind, record).flatMap((k) => [k.value, ...(k.legacy === undefined ? [] : [k.legacy])]));
       await (kind === 'person' ? deletePerson(trx, record.id) : deleteCompany(trx, record.id));
       await forgetChangesOf(trx, record.id);
-      await withdrawAnswersAbout(trx, record.id);
     }
     await withdrawSubjectMonitors(trx, kind, slugs);
     const all = unique(digests);
+    // Exclusive with a realtime call storing an answer about the subject (idempotencyKeys.ts
+    // answerLockTexts): its locks first, then the erase and the tombstones, committed together.
+    await withdrawAnswersAbout(trx, record?.id ?? null, all);
     await insertSuppressions(trx, kind, all);
     return { kind, found: record !== undefined, deleted_id: record?.id ?? null, identifiers_blocked: all.length };
   });

@@ -33,7 +33,7 @@ import { insertUsage, insertUsageWithAnswer } from '../../db/repositories/realti
 import { REALTIME_UNIT_PRICE_DECIMAL, REALTIME_UNIT_PRICE_USD } from '../account/account';
 import { AppError, notFound } from '../errors';
 import { companyKeyFromQuery, personKeyFromQuery } from '../lake/identifiers';
-import { dataSubjectBlocked, isRecordWithdrawn, isWithdrawn } from '../lake/suppression';
+import { dataSubjectBlocked, isRecordWithdrawn, isWithdrawn, recordDigests } from '../lake/suppression';
 import { unchangedCopy, writeRecords } from '../lake/write/writer';
 import { isRefusedValue, refusedValueReason } from '../../db/errors';
 import type { Coalescer } from './coalesce';
@@ -154,7 +154,7 @@ async function realtime(deps: RealtimeDeps, req: RealtimeRequest, rules: KindRul
   let metered = false;
   try {
     const found = answerOf(deps, rules, await lookUp(deps, req, rules));
-    await meter(deps.db, req, rules.operationId, scope, found);
+    await meter(deps.db, req, rules, scope, found);
     metered = true;
     return { source: found.source, record: found.record, replayed: false, cost_usd: REALTIME_UNIT_PRICE_USD };
   } finally {
@@ -311,11 +311,14 @@ const UNAVAILABLE_MESSAGES: Record<UnavailableCause | 'contended', string> = {
 
 /**
  * One usage row at the price of one answer (account.ts), and for a call with an Idempotency-Key the
- * answer stored under it, in the same statement. `found.id` lets a withdrawal erase that answer.
+ * answer stored under it, in the same statement. `found.id` lets a withdrawal erase that answer;
+ * the record's digests make the store and a withdrawal exclusive (realtimeUsage.ts): a withdrawal
+ * committed since the record was read leaves nothing stored and nothing metered, and answers 451.
  */
-async function meter(db: Knex, req: RealtimeRequest, operationId: KindRules['operationId'], scope: IdempotencyScope | undefined, found: Found) {
-  const usage = { workspaceId: req.workspaceId, accountId: req.accountId, operationId, costUsd: REALTIME_UNIT_PRICE_DECIMAL };
+async function meter(db: Knex, req: RealtimeRequest, rules: KindRules, scope: IdempotencyScope | undefined, found: Found): Promise<void> {
+  const usage = { workspaceId: req.workspaceId, accountId: req.accountId, operationId: rules.operationId, costUsd: REALTIME_UNIT_PRICE_DECIMAL };
   if (!scope) return insertUsage(db, usage);
   const response = `{"source":${JSON.stringify(found.source)},"data":${found.record}}`;
-  return insertUsageWithAnswer(db, usage, { key: scope.key, response, subjectId: found.id });
+  const digests = recordDigests(rules.kind, JSON.parse(found.record) as PersonRecord | CompanyRecord);
+  if (!(await insertUsageWithAnswer(db, usage, { key: scope.key, response, subjectId: found.id, digests }))) throw dataSubjectBlocked();
 }
