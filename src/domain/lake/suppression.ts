@@ -9,6 +9,7 @@ import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records'
 import { deleteCompany, findCompanyRecord, vacuumCompanies } from '../../db/repositories/companyRecords';
 import { deletePerson, findPersonRecord, vacuumPersons } from '../../db/repositories/personRecords';
 import { withdrawAnswersAbout } from '../../db/repositories/idempotencyKeys';
+import { hasIdentifierTable } from '../../db/repositories/lakeIdentifiers';
 import { withdrawSubjectMonitors } from '../../db/repositories/monitors';
 import { insertSuppressions, isSuppressed } from '../../db/repositories/suppressions';
 import { AppError } from '../errors';
@@ -155,8 +156,14 @@ export async function suppress(db: Knex, kind: LakeKind, key: PersonKey | Compan
 
 /**
  * After `enrich suppress`: deleted rows linger in table pages until vacuumed; withdrawal means
- * gone. Outside any transaction (VACUUM cannot run in one).
+ * gone. Outside any transaction (VACUUM cannot run in one). On one PostgreSQL the record's tables
+ * are vacuumed (only pages the visibility map does not mark all-visible are read). Not on the
+ * distributed layout (issue 32, row 18): a VACUUM there runs on every shard of every table (96
+ * statements for one person), so the withdrawn rows' pages are reclaimed by each worker's
+ * autovacuum, as the README says. Returns whether it vacuumed.
  */
-export async function reclaimWithdrawnSpace(db: Knex, kind: LakeKind): Promise<void> {
+export async function reclaimWithdrawnSpace(db: Knex, kind: LakeKind): Promise<boolean> {
+  if (await hasIdentifierTable(db)) return false;
   await (kind === 'person' ? vacuumPersons(db) : vacuumCompanies(db));
+  return true;
 }
