@@ -108,21 +108,24 @@ export async function markChecked(db: Knex, kind: LakeKind, token: string, ids: 
  * Rows whose record the lake refused (the database cannot store the live source's copy): checked
  * now, so they go to the back of the queue and are asked again on their own schedule, and marked
  * with the reason (migration 20261208000200_refresh_refusals; the mark stands while
- * `refused_at >= checked_at`). One statement for the batch's refusals.
+ * `refused_at >= checked_at`).
  */
 export async function markRefused(db: Knex, kind: LakeKind, token: string, refusals: readonly { id: string; reason: string }[]): Promise<number> {
   if (!refusals.length) return 0;
   const t = TABLES[kind];
-  // Each row's reason picked from the array by its id's position: `id = any(...)`, no join on
-  // unnest (CONVENTIONS: a distributed planner routes it like markChecked).
-  const ids = refusals.map((r) => r.id);
-  const { rowCount } = await db.raw<{ rowCount: number }>(
-    `update ${t.queue} set checked_at = now(), refused_at = now(), refused_reason = (?::text[])[array_position(?::uuid[], ${t.key})],
-       lease_token = null, lease_until = null
-     where ${t.key} = any(?::uuid[]) and lease_token = ?`,
-    [refusals.map((r) => r.reason), ids, ids, token],
-  );
-  return rowCount ?? 0;
+  // One statement per distinct reason (refusals are rare, their reasons few): plain values and
+  // `id = any(...)`, which a distributed planner routes like markChecked. (A reason picked from an
+  // array by array_position() in one multi-shard UPDATE crashed the Citus 13.2 server of test/citus (connection lost, recovery mode).)
+  const byReason = new Map<string, string[]>();
+  for (const r of refusals) byReason.set(r.reason, [...(byReason.get(r.reason) ?? []), r.id]);
+  let marked = 0;
+  for (const [reason, ids] of byReason) {
+    marked += await db(t.queue)
+      .whereIn(t.key, ids)
+      .andWhere('lease_token', token)
+      .update({ checked_at: db.fn.now(), refused_at: db.fn.now(), refused_reason: reason, lease_token: null, lease_until: null });
+  }
+  return marked;
 }
 
 /** The refusal standing on a record's queue row (its copy was refused since its last write), if any. */
