@@ -61,7 +61,9 @@ export const unstorableReason = (found: UnstorableText): string => `${found.path
  * JSON text, and decoded UTF-8 holds no lone surrogate). A cheap filter before unstorableText for
  * callers that hold the text (the importer, per line).
  */
-export const mayHoldUnstorableEscape = (jsonText: string): boolean => /\\u(0000|d[89a-f])/i.test(jsonText);
+export const mayHoldUnstorableEscape = (jsonText: string): boolean =>
+  // A plain substring search first (most texts hold no escape at all), the pattern only then.
+  jsonText.includes('\\u') && /\\u(0000|d[89a-f])/i.test(jsonText);
 
 /**
  * Control characters (C0, C1, DEL), line and paragraph separators, and the bidirectional
