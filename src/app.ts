@@ -14,6 +14,7 @@ import { primaryReads, type LakeReads } from './db/replicas';
 import type { Logger } from './logger';
 import { Authenticator } from './domain/auth/authenticator';
 import { Coalescer } from './domain/live/coalesce';
+import type { RealtimeDeps } from './domain/live/realtime';
 import { NoLiveSource, type LiveSource } from './domain/live/source';
 import { RateLimits } from './domain/ratelimit/rateLimits';
 import { createContract } from './http/contract';
@@ -88,13 +89,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
         : logger.info({ key_cache_ttl_ms: config.authCacheTtlMs }, 'auth change channel listening again: key cache emptied, TTL back to normal'),
   });
   await authenticator.start();
-  const live = {
+  const live: RealtimeDeps = {
     db: knex,
     source: deps.liveSource ?? new NoLiveSource(),
     coalescer: new Coalescer(),
     // Another instance's fetch of the same subject holds its lock for at most the source deadline.
     lockWaitMs: config.live.timeoutMs * 2 + 1000,
-    onUnavailable: (reason: string, kind: string) => logger.warn({ reason, kind, source: live.source.name }, 'realtime: live source unavailable (503)'),
+    onUnavailable: ({ cause, reason }, kind) => logger.warn({ cause, reason, kind, source: live.source.name }, 'realtime: live source unavailable (503)'),
   };
   if (config.webhooks.allowLoopback) {
     logger.warn('WEBHOOKS_ALLOW_LOOPBACK is on: monitors may deliver to loopback receivers. Development only; never in production.');

@@ -31,7 +31,7 @@ export async function createLiveSource(
   // The settings are the policy's options (one declaration: LiveSourceSettings).
   const policy = live;
   const observer: SourceObserver = {
-    call: (op, outcome, seconds, reason) => deps.observer?.call(op, outcome, seconds, reason),
+    call: (op, outcome, seconds, failure) => deps.observer?.call(op, outcome, seconds, failure),
     breaker: (state) => {
       deps.observer?.breaker(state);
       const log = state === 'closed' ? deps.logger.info.bind(deps.logger) : deps.logger.warn.bind(deps.logger);

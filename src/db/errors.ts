@@ -36,3 +36,34 @@ export function classifyDatabaseError(err: unknown): DatabaseFault | undefined {
   if (/^22[0-9A-Z]{3}$/.test(code)) return 'invalid_input';
   return undefined;
 }
+
+/**
+ * Whether the database refused a statement for a value in it: a data exception (class 22) or an
+ * integrity constraint (class 23). Writing the same values again fails again; writing the others
+ * without it succeeds (the importer and the refresh isolate such records this way).
+ */
+export function isRefusedValue(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return classifyDatabaseError(err) === 'invalid_input' || (typeof code === 'string' && code.startsWith('23'));
+}
+
+/**
+ * A short reason for a value the database refused (class 22 or 23), without the statement: knex
+ * puts the whole SQL text in front of the server's message (kilobytes for a batch upsert), which
+ * no log line or import report should carry. The reason is the SQLSTATE, the table and column
+ * when the server names them, the server's message (what follows knex's ` - `) and its detail,
+ * bounded to a line.
+ */
+export function refusedValueReason(err: unknown): string {
+  const e = err as { code?: unknown; detail?: unknown; message?: unknown; column?: unknown; table?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : 'unknown';
+  // knex formats `<sql> - <server message>`: the server's message is the part after the last ' - '.
+  const full = typeof e?.message === 'string' ? e.message : '';
+  const cut = full.lastIndexOf(' - ');
+  const message = cut >= 0 ? full.slice(cut + 3) : full;
+  const where = typeof e?.table === 'string' ? ` (${e.table}${typeof e.column === 'string' ? `.${e.column}` : ''})` : '';
+  const detail = typeof e?.detail === 'string' && e.detail ? `: ${e.detail}` : '';
+  return bounded(`SQLSTATE ${code}${where}: ${message}${detail}`, 240);
+}
+
+const bounded = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);

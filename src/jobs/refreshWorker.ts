@@ -12,7 +12,8 @@
 import type { Knex } from 'knex';
 import type { RefreshConfig } from '../config';
 import { deleteExpiredKeys } from '../db/repositories/idempotencyKeys';
-import { databaseNow, queueStats, type QueueKind } from '../db/repositories/refreshQueue';
+import { databaseNow, queueStats } from '../db/repositories/refreshQueue';
+import type { LakeKind } from '../model/records';
 import { IDEMPOTENCY_TTL_SECONDS } from '../domain/live/idempotency';
 import type { Logger } from '../logger';
 import type { LiveSource } from '../domain/live/source';
@@ -29,7 +30,7 @@ export interface WorkerDeps {
   metrics?: Metrics;
 }
 
-const KINDS: QueueKind[] = ['person', 'company'];
+const KINDS: LakeKind[] = ['person', 'company'];
 
 export class RefreshWorker {
   private stopping = false;
@@ -67,7 +68,7 @@ export class RefreshWorker {
   }
 
   /** One round with a fixed cutoff (tests, `enrich worker --once`, benchmarks). */
-  async runRound(opts: { dueBefore?: Date; watchedDueBefore?: Date; kinds?: QueueKind[] } = {}): Promise<RoundReport> {
+  async runRound(opts: { dueBefore?: Date; watchedDueBefore?: Date; kinds?: LakeKind[] } = {}): Promise<RoundReport> {
     const cut = await this.cutoffs();
     return inSpan('refresh.round', {}, () => refreshRound(
       { db: this.deps.db, source: this.deps.source, observer: this.observer },
@@ -133,7 +134,7 @@ export class RefreshWorker {
     // claim and the live-source call, then the write, since the next batch is asked for while the
     // current one is written.
     const ask = () => {
-      const kind = KINDS[kindIndex++ % KINDS.length] as QueueKind;
+      const kind = KINDS[kindIndex++ % KINDS.length] as LakeKind;
       return inSpan('refresh.fetch', { 'enrich.refresh.kind': kind }, async (span) => {
         const asked = await askAhead(deps, kind, batchOptions);
         span?.setAttribute('enrich.refresh.claimed', asked.claimed.length);
@@ -166,9 +167,13 @@ export class RefreshWorker {
         const batch = await write(asked);
         addBatch(this.totals, batch);
         addBatch(sinceProgress, batch);
+        // One line per record the lake refused (rare), with its short reason: the rest was written.
+        for (const r of batch.refusals ?? []) {
+          logger.warn({ kind, id: r.id, reason: r.reason }, 'refresh: the live source\'s copy cannot be stored; set aside, asked again on its own schedule');
+        }
         if (batch.unavailable) {
           backoffMs = Math.min(Math.max(backoffMs * 2, 500), 30_000);
-          logger.warn({ kind, reason: batch.reason, retry_in_ms: backoffMs }, 'refresh: live source unavailable; backing off');
+          logger.warn({ kind, cause: batch.cause, reason: batch.reason, retry_in_ms: backoffMs }, 'refresh: live source unavailable; backing off');
           await this.nap.sleep(backoffMs);
           continue;
         }
@@ -195,6 +200,7 @@ export class RefreshWorker {
             unchanged: sinceProgress.unchanged,
             changes_logged: sinceProgress.changes,
             not_found: sinceProgress.notFound,
+            refused: sinceProgress.refused,
             unavailable: sinceProgress.unavailable,
           },
           'refresh progress',

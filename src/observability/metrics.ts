@@ -9,6 +9,7 @@ import perfHooks, { PerformanceObserver, type IntervalHistogram } from 'node:per
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { buildInfo } from './version';
 import type { BreakerState, SourceObserver, SourceOperation, SourceOutcome } from '../domain/live/resilience';
+import type { Unavailable } from '../domain/live/source';
 
 /** What observeRequest reads of an answered request (Koa's context has it; no Koa type needed). */
 export interface AnsweredRequest {
@@ -77,8 +78,8 @@ export class Metrics {
   });
   private readonly sourceErrors = new Counter({
     name: 'enrich_live_source_errors_total',
-    help: 'Live-source calls that failed (timeout, error status, unreachable, circuit open)',
-    labelNames: ['operation'],
+    help: 'Live-source calls that failed, by operation and cause (deadline: no answer in time; failed: an error status, a refused connection or an invalid answer; circuit_open; busy: the queue was full; none: no source)',
+    labelNames: ['operation', 'cause'],
     registers: [this.registry],
   });
   private readonly breakerOpen = new Gauge({
@@ -90,7 +91,7 @@ export class Metrics {
   // The refresh -----------------------------------------------------------------------------
   readonly refreshed = new Counter({
     name: 'enrich_refresh_records_total',
-    help: 'Records the refresh handled, by kind and outcome (changed, unchanged, not_found, unavailable, stale, withdrawn)',
+    help: 'Records the refresh handled, by kind and outcome (changed, unchanged, not_found, unavailable, dropped: lease lost or withdrawn, refused: the copy cannot be stored)',
     labelNames: ['kind', 'outcome'],
     registers: [this.registry],
   });
@@ -161,9 +162,9 @@ export class Metrics {
 
   /** What the live source's resilience policy reports into. */
   readonly source: SourceObserver = {
-    call: (operation: SourceOperation, outcome: SourceOutcome, seconds: number) => {
+    call: (operation: SourceOperation, outcome: SourceOutcome, seconds: number, failure?: Unavailable) => {
       this.sourceDuration.observe({ operation, outcome }, seconds);
-      if (outcome === 'unavailable') this.sourceErrors.inc({ operation });
+      if (outcome === 'unavailable') this.sourceErrors.inc({ operation, cause: failure?.cause ?? 'failed' });
     },
     breaker: (state: BreakerState) => this.breakerOpen.set(state === 'closed' ? 0 : 1),
   };

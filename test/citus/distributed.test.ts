@@ -19,7 +19,7 @@ import { countMatches } from '../../src/db/repositories/personHits';
 import { importFile } from '../../src/domain/lake/importer';
 import { writeRecords } from '../../src/domain/lake/write/writer';
 import { connectionOf, STAGING_MIN_RECORDS } from '../../src/db/repositories/staging';
-import { suppress } from '../../src/domain/lake/suppression';
+import { reclaimWithdrawnSpace, suppress } from '../../src/domain/lake/suppression';
 import { recordValidator } from '../../src/http/recordSchemas';
 import { RefreshWorker } from '../../src/jobs/refreshWorker';
 import { createWorld, defaultAsOf } from '../../src/world';
@@ -313,6 +313,33 @@ lane('the lake on Citus: a coordinator and two workers', () => {
     const log = await h.knex('change_log').where({ subject_id: a.id, origin: 'import' });
     expect(log.length).toBeGreaterThan(0);
     expect(await identifierDrift()).toEqual([]);
+  });
+
+  it('a withdrawal deletes the identifier rows by value and vacuums no shard (issue 32, row 18)', async () => {
+    const withdrawn = persons[95]!;
+    expect(Number((await h.knex('lake_identifiers').where({ subject_id: withdrawn.id }).count<{ n: number }[]>({ n: '*' }))[0]!.n)).toBeGreaterThan(0);
+    const sent: { sql: string; bindings: unknown[] }[] = [];
+    const onQuery = (q: { sql: string; bindings?: unknown[] }) => sent.push({ sql: q.sql, bindings: q.bindings ?? [] });
+    h.knex.on('query', onQuery);
+    try {
+      await suppress(h.knex, 'person', { by: 'username', value: withdrawn.username } as never);
+    } finally {
+      h.knex.off('query', onQuery);
+    }
+    expect(Number((await h.knex('lake_identifiers').where({ subject_id: withdrawn.id }).count<{ n: number }[]>({ n: '*' }))[0]!.n)).toBe(0);
+    // The identifier rows' delete goes to the shards of their values only (EXPLAIN: a task per
+    // shard), not to every shard of the table as a delete by subject did.
+    const deletes = sent.filter((q) => /^delete from lake_identifiers/i.test(q.sql));
+    expect(deletes).toHaveLength(1);
+    const plan = (await h.knex.raw(`explain ${deletes[0]!.sql.replace(/\$\d+/g, '?')}`, deletes[0]!.bindings as never)).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+    const tasks = Number(/Task Count: (\d+)/.exec(plan)?.[1]);
+    const shards = Number((await h.knex.raw("select count(*)::int as n from pg_dist_shard where logicalrelid = 'lake_identifiers'::regclass")).rows[0].n);
+    expect(tasks).toBeLessThanOrEqual(3);
+    expect(tasks).toBeLessThan(shards);
+    expect(await identifierDrift()).toEqual([]);
+    // No VACUUM of the distributed lake per withdrawal (one per shard of every table): autovacuum's.
+    expect(await reclaimWithdrawnSpace(h.knex, 'person')).toBe(false);
+    expect((await h.get(`/api/v1/person?username=${withdrawn.username}`, key)).status).toBe(451);
   });
 
   it('refreshes with two workers: every record claimed once, the changes logged', async () => {

@@ -214,3 +214,63 @@ export async function startGate(target: string): Promise<Gate> {
       }),
   };
 }
+
+export interface Rewriter {
+  /** Base URL of the rewriter: the target's URL with the rewriter's origin. */
+  url: string;
+  /** Requests forwarded so far. */
+  readonly forwarded: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A live source that serves what the simulator serves, with some records altered: a loopback HTTP
+ * proxy in front of `target` (the simulator's protocol URL) that passes each record of a 200 answer
+ * (`data`, or each `results[].data` of a batch) through `alter` and sends the answer again as JSON.
+ * A record the test wants bad (a lone surrogate, a NUL, a value beyond a column) then reaches the
+ * service over real HTTP, through the real adapter and its schema check.
+ */
+export async function startRewriter(target: string, alter: (record: Record<string, unknown>) => Record<string, unknown>): Promise<Rewriter> {
+  const upstream = new URL(target);
+  let forwarded = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      forwarded++;
+      const out = http.request(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+        (answer) => {
+          const body: Buffer[] = [];
+          answer.on('data', (c: Buffer) => body.push(c));
+          answer.on('end', () => {
+            let text = Buffer.concat(body).toString('utf8');
+            if (answer.statusCode === 200) {
+              const json = JSON.parse(text) as { data?: Record<string, unknown>; results?: { data?: Record<string, unknown> | null }[] };
+              if (json.data) json.data = alter(json.data);
+              for (const r of json.results ?? []) if (r?.data) r.data = alter(r.data);
+              // JSON.stringify writes a lone surrogate as its \ud800 escape: valid JSON text.
+              text = JSON.stringify(json);
+            }
+            res.writeHead(answer.statusCode ?? 502, { 'content-type': 'application/json' }).end(text);
+          });
+        },
+      );
+      out.on('error', () => res.destroy());
+      out.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}${upstream.pathname}`,
+    get forwarded() {
+      return forwarded;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

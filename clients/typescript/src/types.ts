@@ -824,7 +824,10 @@ export interface paths {
          *     server's timeout (a few seconds; while the source keeps failing the server stops calling it for a
          *     short while and answers 503 at once), or when the server already has as many live fetches in
          *     flight and waiting as it allows (`LIVE_SOURCE_CONCURRENCY` and `LIVE_SOURCE_QUEUE`: answered 503
-         *     at once, without waiting). A 404, 451 or 503 writes nothing and is not metered; retry a
+         *     at once, without waiting, with `Retry-After`), or when the live source's record cannot be stored
+         *     (text the database cannot hold, such as a lone UTF-16 surrogate or U+0000, or a value beyond a
+         *     column's range: the message names the record's field when it can; the background refresh asks
+         *     the source again later). A 404, 451 or 503 writes nothing and is not metered; retry a
          *     503 later, or use `GET /person`.
          *
          *     **Write-back.** A live answer replaces the data-lake copy in one transaction (its `fetched_at` is
@@ -883,7 +886,10 @@ export interface paths {
          *     server's timeout (a few seconds; while the source keeps failing the server stops calling it for a
          *     short while and answers 503 at once), or when the server already has as many live fetches in
          *     flight and waiting as it allows (`LIVE_SOURCE_CONCURRENCY` and `LIVE_SOURCE_QUEUE`: answered 503
-         *     at once, without waiting). A 404, 451 or 503 writes nothing and is not metered; retry a
+         *     at once, without waiting, with `Retry-After`), or when the live source's record cannot be stored
+         *     (text the database cannot hold, such as a lone UTF-16 surrogate or U+0000, or a value beyond a
+         *     column's range: the message names the record's field when it can; the background refresh asks
+         *     the source again later). A 404, 451 or 503 writes nothing and is not metered; retry a
          *     503 later, or use `GET /company`.
          *
          *     **Write-back.** A live answer replaces the data-lake copy in one transaction (its `fetched_at` is
@@ -3657,14 +3663,14 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The live source could not be reached or did not answer in time, or this server already has as many live fetches in flight and waiting as `LIVE_SOURCE_CONCURRENCY` and `LIVE_SOURCE_QUEUE` allow (`LIVE_SOURCE_UNAVAILABLE`, answered at once in that case), or the service's database could not (`SERVICE_UNAVAILABLE`, with `Retry-After`). The call is not metered. Retry later, or use the cached lookup. */
+        /** @description The live source could not be reached, answered with an error or did not answer in time, or this server already has as many live fetches in flight and waiting as `LIVE_SOURCE_CONCURRENCY` and `LIVE_SOURCE_QUEUE` allow (`LIVE_SOURCE_UNAVAILABLE`, answered at once in that case, with `Retry-After`), or the live source's record cannot be stored (`LIVE_SOURCE_UNAVAILABLE`: text the database cannot hold, such as a lone UTF-16 surrogate or U+0000, or a value beyond a column's range; the message names the record's field when it can; neither stored nor served; the background refresh asks the source again later), or the service's database could not (`SERVICE_UNAVAILABLE`, with `Retry-After`). The call is not metered. Retry later, or use the cached lookup. */
         LiveSourceUnavailable: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
                 /**
-                 * @description Seconds to wait before retrying; sent with `SERVICE_UNAVAILABLE`.
+                 * @description Seconds to wait before retrying; sent with `SERVICE_UNAVAILABLE` and with the refusal of a full live-source queue (`LIVE_SOURCE_UNAVAILABLE`, "busy").
                  * @example 5
                  */
                 "Retry-After"?: number;

@@ -27,6 +27,8 @@ import * as eventFeed from './20261204002300_event_feed';
 import * as importCheckpoints from './20261205002200_import_checkpoints';
 import * as hotReverification from './20261206000100_hot_reverification';
 import * as splicedFetchedAt from './20261207000100_spliced_fetched_at';
+import * as recordTextOneKey from './20261208000100_record_text_one_key';
+import * as refreshRefusals from './20261208000200_refresh_refusals';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -58,6 +60,8 @@ const migrations: Record<string, Migration> = {
   '20261205002200_import_checkpoints': importCheckpoints,
   '20261206000100_hot_reverification': hotReverification,
   '20261207000100_spliced_fetched_at': splicedFetchedAt,
+  '20261208000100_record_text_one_key': recordTextOneKey,
+  '20261208000200_refresh_refusals': refreshRefusals,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,5 +1,6 @@
 /** Stored answers of realtime calls made with an Idempotency-Key (migration 20261122001000_live). */
 import type { Knex } from 'knex';
+import { lockKeysThenRead } from './locks';
 
 export interface IdempotencyRow {
   request_hash: string;
@@ -38,10 +39,25 @@ export async function releaseKey(db: Knex, workspaceId: string, key: string): Pr
 }
 
 /**
- * Withdrawal of a subject (lake/suppression.ts, in its transaction): every stored answer about it
- * is erased; the keys stay bound to their parameters, as `withdrawn`. Returns the number erased.
+ * The advisory locks that make a withdrawal and the storing of an answer exclusive (issue 32, row
+ * 16): one per identifier digest of the subject (lake/suppression.ts). Both sides take them before
+ * they read: a withdrawal, before it erases the stored answers and writes its tombstones
+ * (withdrawAnswersAbout); a realtime call, before it checks the tombstones and stores its answer
+ * (realtimeUsage.ts insertUsageWithAnswer). Whichever comes second sees the other's commit: an
+ * answer stored first is erased by the withdrawal, a withdrawal committed first keeps the answer
+ * from being stored. Taken in sorted order (locks.ts), so overlapping sets cannot deadlock.
  */
-export async function withdrawAnswersAbout(trx: Knex.Transaction, subjectId: string): Promise<number> {
+export const answerLockTexts = (digests: readonly string[]): string[] => digests.map((d) => `answer:${d}`);
+
+/**
+ * Withdrawal of a subject (lake/suppression.ts, in its transaction): every stored answer about it
+ * is erased; the keys stay bound to their parameters, as `withdrawn`. `digests` are the subject's
+ * identifier digests (the tombstones the withdrawal writes), locked first (answerLockTexts), also
+ * when the lake holds no record (`subjectId` null). Returns the number erased.
+ */
+export async function withdrawAnswersAbout(trx: Knex.Transaction, subjectId: string | null, digests: readonly string[]): Promise<number> {
+  await lockKeysThenRead(trx, answerLockTexts(digests), []);
+  if (subjectId === null) return 0;
   return trx('idempotency_keys').where('subject_id', subjectId).update({ state: 'withdrawn', response: null, subject_id: null });
 }
 

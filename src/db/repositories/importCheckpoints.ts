@@ -37,6 +37,15 @@ export async function insertImportCheckpoint(
   );
 }
 
+/**
+ * A chunk's transaction commits without waiting for its WAL flush (this transaction only): the
+ * checkpoint commits with the chunk, so a commit a server crash loses takes its checkpoint advance
+ * with it, and --resume writes the chunk again.
+ */
+export async function commitChunkWithoutFlush(trx: Knex.Transaction): Promise<void> {
+  await trx.raw('set local synchronous_commit = off');
+}
+
 /** The checkpoint, locked until the transaction ends (one chunk committer at a time). */
 export async function lockImportCheckpoint<R>(trx: Knex.Transaction, kind: LakeKind): Promise<ImportCheckpoint<R> | undefined> {
   const { rows } = await trx.raw<{ rows: ImportCheckpoint<R>[] }>(`select ${COLUMNS} from lake_import_checkpoints where kind = ? for update`, [kind]);

@@ -137,7 +137,7 @@ export interface IdentifierRow {
  * the values lookups compare with), or undefined on a single PostgreSQL. Read by id: one shard each.
  */
 export async function identifiersOf(
-  trx: Knex.Transaction,
+  trx: Knex | Knex.Transaction,
   kind: IdentifierKind,
   ids: readonly string[],
 ): Promise<IdentifierRow[] | undefined> {
@@ -181,15 +181,7 @@ export async function replaceIdentifiers(
     const was = new Set(before.map(key));
     const stale = before.filter((r) => !now.has(key(r)));
     fresh = after.filter((r) => !was.has(key(r)));
-    for (let i = 0; i < stale.length; i += IDENTIFIER_ROWS_PER_STATEMENT) {
-      const chunk = stale.slice(i, i + IDENTIFIER_ROWS_PER_STATEMENT);
-      // `value = any(…)` lets Citus send the delete to those values' shards only; the row list says
-      // exactly which rows go.
-      await trx.raw(
-        `delete from lake_identifiers where value = any(?::text[]) and (value, kind, subject_id) in (${chunk.map(() => '(?, ?, ?::uuid)').join(', ')})`,
-        [chunk.map((r) => r.value), ...chunk.flatMap((r) => [r.value, r.kind, r.subject_id])],
-      );
-    }
+    await deleteIdentifierRows(trx, stale);
   }
   // Inserted as rows: Citus routes each row of a multi-row VALUES to its shard, where an
   // INSERT … SELECT from persons (distributed by id) into this table (distributed by value)
@@ -204,9 +196,28 @@ export async function replaceIdentifiers(
 /** Three or four parameters a row, under PostgreSQL's 65,535 per statement. */
 const IDENTIFIER_ROWS_PER_STATEMENT = 5_000;
 
-/** Removes the identifier rows of records being deleted (a withdrawal), in the caller's transaction. */
+/**
+ * Deletes these identifier rows by value, as the writer does: `value = any(…)` lets Citus send the
+ * delete to those values' shards only (the table is distributed by value); the row list says
+ * exactly which rows go.
+ */
+async function deleteIdentifierRows(db: Knex | Knex.Transaction, rows: readonly IdentifierRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += IDENTIFIER_ROWS_PER_STATEMENT) {
+    const chunk = rows.slice(i, i + IDENTIFIER_ROWS_PER_STATEMENT);
+    await db.raw(
+      `delete from lake_identifiers where value = any(?::text[]) and (value, kind, subject_id) in (${chunk.map(() => '(?, ?, ?::uuid)').join(', ')})`,
+      [chunk.map((r) => r.value), ...chunk.flatMap((r) => [r.value, r.kind, r.subject_id])],
+    );
+  }
+}
+
+/**
+ * Removes the identifier rows of records being deleted (a withdrawal), in the caller's transaction,
+ * before the records: their values read from the lake rows (by id, one shard each) and deleted by
+ * value, on those values' shards only (issue 32, row 18: a delete by subject ran on every shard of
+ * the table, the table being distributed by value).
+ */
 export async function dropIdentifiers(db: Knex | Knex.Transaction, kind: IdentifierKind, ids: readonly string[]): Promise<void> {
   if (!ids.length || !(await hasIdentifierTable(db))) return;
-  const kinds = IDENTIFIER_COLUMNS[kind].map((c) => `${kind}:${c}`);
-  await db.raw('delete from lake_identifiers where subject_id = any(?::uuid[]) and kind = any(?::text[])', [ids as string[], kinds]);
+  await deleteIdentifierRows(db, (await identifiersOf(db, kind, ids))!);
 }

@@ -19,12 +19,20 @@ export function lockKey(text: string): string {
  * runs (the coordinator), so every writer through one coordinator serializes on them.
  */
 export async function lockKeysThenRead(trx: Knex.Transaction, texts: readonly string[], reads: readonly string[]): Promise<unknown[][]> {
-  // unnest yields the array's elements in order, so the locks are taken in the sorted order.
-  const lock = texts.length ? [`select count(pg_advisory_xact_lock(k)) from unnest(array[${sortedKeys(texts).map(integerLiteral).join(',')}]::bigint[]) k`] : [];
+  const lock = texts.length ? [lockStatement(texts)] : [];
   const statements = [...lock, ...reads];
   const answer = (await trx.raw(statements.join(';\n'))) as unknown as { rows: unknown[] } | { rows: unknown[] }[];
   const results = Array.isArray(answer) ? answer : [answer];
   return results.slice(lock.length).map((r) => r.rows);
+}
+
+/**
+ * The statement that takes the transaction-scoped advisory locks of `texts` in ascending key order,
+ * for a simple query of several statements (lockKeysThenRead; realtimeUsage.ts, whose implicit
+ * transaction is the query itself). unnest yields the array's elements in order.
+ */
+export function lockStatement(texts: readonly string[]): string {
+  return `select count(pg_advisory_xact_lock(k)) from unnest(array[${sortedKeys(texts).map(integerLiteral).join(',')}]::bigint[]) k`;
 }
 
 const sortedKeys = (texts: readonly string[]) =>

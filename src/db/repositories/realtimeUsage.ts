@@ -1,5 +1,8 @@
 /** The realtime usage ledger: one row per metered answer (0.001 USD each), an exact decimal. */
 import type { Knex } from 'knex';
+import { arrayLiteral, literal } from '../literals';
+import { answerLockTexts } from './idempotencyKeys';
+import { lockStatement } from './locks';
 
 export interface UsageTotals {
   calls: number;
@@ -35,21 +38,32 @@ export async function insertUsage(db: Knex | Knex.Transaction, row: UsageRow): P
 }
 
 /**
- * Meters one answer and, for a call with an Idempotency-Key, stores the answer under its key: one
- * statement, so both are written or neither (the key's row was claimed by the call as pending).
- * `subjectId` is the lake id of the answered record (a withdrawal erases the stored answer by it).
+ * Meters one answer and, for a call with an Idempotency-Key, stores the answer under its key,
+ * unless the subject was withdrawn: both are written or neither (the key's row was claimed by the
+ * call as pending). `subjectId` is the lake id of the answered record (a withdrawal erases the
+ * stored answer by it), `digests` its identifier digests: their locks (idempotencyKeys.ts
+ * answerLockTexts) are taken first, and the tombstones read after them, so a withdrawal committed
+ * since the record was read is seen and nothing is stored (false), and one still running waits for
+ * this answer to commit and then erases it. One round trip: the lock and the statement go as one
+ * simple query, one implicit transaction, the statement with a snapshot taken once the locks are
+ * held (as locks.ts lockKeysThenRead; values as literals, db/literals.ts). Not inside a caller's
+ * transaction: it is one.
  */
 export async function insertUsageWithAnswer(
-  db: Knex | Knex.Transaction,
+  db: Knex,
   row: UsageRow,
-  answer: { key: string; response: string; subjectId: string },
-): Promise<void> {
-  await db.raw(
-    `with usage as (
-       insert into realtime_usage (workspace_id, account_id, operation_id, cost_usd) values (?, ?, ?, ?)
+  answer: { key: string; response: string; subjectId: string; digests: readonly string[] },
+): Promise<boolean> {
+  const store = `with blocked as (select 1 from suppressions where digest = any(${arrayLiteral(answer.digests, 'text')}) limit 1),
+     usage as (
+       insert into realtime_usage (workspace_id, account_id, operation_id, cost_usd)
+       select ${literal(row.workspaceId)}::uuid, ${literal(row.accountId)}::uuid, ${literal(row.operationId)}, ${literal(row.costUsd)}::numeric
+       where not exists (select 1 from blocked)
      )
-     update idempotency_keys set state = 'done', response = ?, subject_id = ?
-      where workspace_id = ? and key = ?`,
-    [row.workspaceId, row.accountId, row.operationId, row.costUsd, answer.response, answer.subjectId, row.workspaceId, answer.key],
-  );
+     update idempotency_keys set state = 'done', response = ${literal(answer.response)}, subject_id = ${literal(answer.subjectId)}::uuid
+      where workspace_id = ${literal(row.workspaceId)}::uuid and key = ${literal(answer.key)} and not exists (select 1 from blocked)
+     returning 1`;
+  // Several statements in one simple query run as one implicit transaction: the locks are held to its end.
+  const answers = (await db.raw([lockStatement(answerLockTexts(answer.digests)), store].join(';\n'))) as unknown as { rows: unknown[] }[];
+  return answers[answers.length - 1]!.rows.length > 0;
 }

@@ -3,9 +3,8 @@
  * lake record, claimed by workers with an `UPDATE ... RETURNING` that writes a lease (claimDue). Plain values in, plain rows out.
  */
 import type { Knex } from 'knex';
+import type { LakeKind } from '../../model/records';
 import { lockKey, retryOnDeadlock } from './locks';
-
-export type QueueKind = 'person' | 'company';
 
 const TABLES = {
   person: { queue: 'person_refresh', key: 'person_id', lake: 'persons' },
@@ -35,7 +34,7 @@ export interface ClaimOptions {
  * rest, each oldest checked_at first. A row another worker has claimed carries a live lease, so no
  * two workers hold one row.
  */
-export async function claimDue(db: Knex, kind: QueueKind, opts: ClaimOptions): Promise<ClaimedRow[]> {
+export async function claimDue(db: Knex, kind: LakeKind, opts: ClaimOptions): Promise<ClaimedRow[]> {
   const t = TABLES[kind];
   if (opts.limit <= 0) return [];
   const free = '(lease_until is null or lease_until < now())';
@@ -86,7 +85,7 @@ export async function claimDue(db: Knex, kind: QueueKind, opts: ClaimOptions): P
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Ends the lease on rows still held with `token`, leaving them due (the source could not answer). */
-export async function releaseLeases(db: Knex, kind: QueueKind, token: string, ids: readonly string[]): Promise<number> {
+export async function releaseLeases(db: Knex, kind: LakeKind, token: string, ids: readonly string[]): Promise<number> {
   if (!ids.length) return 0;
   const t = TABLES[kind];
   return db(t.queue)
@@ -96,7 +95,7 @@ export async function releaseLeases(db: Knex, kind: QueueKind, token: string, id
 }
 
 /** Rows the source does not know (any more): checked now, so they go to the back of the queue. */
-export async function markChecked(db: Knex, kind: QueueKind, token: string, ids: readonly string[]): Promise<number> {
+export async function markChecked(db: Knex, kind: LakeKind, token: string, ids: readonly string[]): Promise<number> {
   if (!ids.length) return 0;
   const t = TABLES[kind];
   return db(t.queue)
@@ -106,10 +105,44 @@ export async function markChecked(db: Knex, kind: QueueKind, token: string, ids:
 }
 
 /**
+ * Rows whose record the lake refused (the database cannot store the live source's copy): checked
+ * now, so they go to the back of the queue and are asked again on their own schedule, and marked
+ * with the reason (migration 20261208000200_refresh_refusals; the mark stands while
+ * `refused_at >= checked_at`).
+ */
+export async function markRefused(db: Knex, kind: LakeKind, token: string, refusals: readonly { id: string; reason: string }[]): Promise<number> {
+  if (!refusals.length) return 0;
+  const t = TABLES[kind];
+  // One statement per distinct reason (refusals are rare, their reasons few): plain values and
+  // `id = any(...)`, which a distributed planner routes like markChecked. (A reason picked from an
+  // array by array_position() in one multi-shard UPDATE crashed the Citus 13.2 server of test/citus (connection lost, recovery mode).)
+  const byReason = new Map<string, string[]>();
+  for (const r of refusals) byReason.set(r.reason, [...(byReason.get(r.reason) ?? []), r.id]);
+  let marked = 0;
+  for (const [reason, ids] of byReason) {
+    marked += await db(t.queue)
+      .whereIn(t.key, ids)
+      .andWhere('lease_token', token)
+      .update({ checked_at: db.fn.now(), refused_at: db.fn.now(), refused_reason: reason, lease_token: null, lease_until: null });
+  }
+  return marked;
+}
+
+/** The refusal standing on a record's queue row (its copy was refused since its last write), if any. */
+export async function findRefusal(db: Knex, kind: LakeKind, id: string): Promise<{ refused_at: Date; reason: string } | undefined> {
+  const t = TABLES[kind];
+  const row = await db(t.queue)
+    .where(t.key, id)
+    .whereRaw('refused_at >= checked_at')
+    .first<{ refused_at: Date; refused_reason: string } | undefined>('refused_at', 'refused_reason');
+  return row ? { refused_at: row.refused_at, reason: row.refused_reason } : undefined;
+}
+
+/**
  * Of `ids`, those whose queue row still carries `token`, locked until the transaction ends (the
  * fence of a refresh write: a worker whose lease expired and was taken over writes nothing).
  */
-export async function lockLeased(trx: Knex.Transaction, kind: QueueKind, token: string, ids: readonly string[]): Promise<Set<string>> {
+export async function lockLeased(trx: Knex.Transaction, kind: LakeKind, token: string, ids: readonly string[]): Promise<Set<string>> {
   if (!ids.length) return new Set();
   const t = TABLES[kind];
   // A no-op UPDATE locks the rows it matches (a multi-row `FOR UPDATE` is refused across shards by
@@ -136,7 +169,7 @@ export interface QueueStats {
   oldestFetchedAt: Date | null;
 }
 
-export async function queueStats(db: Knex, kind: QueueKind, dueBefore: Date): Promise<QueueStats> {
+export async function queueStats(db: Knex, kind: LakeKind, dueBefore: Date): Promise<QueueStats> {
   const t = TABLES[kind];
   const { rows } = await db.raw<{ rows: { due: number; leased: number; oldest: Date | null }[] }>(
     `select (select count(*) from ${t.queue} where checked_at < ?) as due,
@@ -152,7 +185,7 @@ export async function queueStats(db: Knex, kind: QueueKind, dueBefore: Date): Pr
  * Monitors (issue 13) count the watchers of a subject: `delta` +1 when a monitor is created, -1 when
  * one is deleted. Returns the new count, or undefined when the subject is not in the lake.
  */
-export async function adjustWatchers(db: Knex, kind: QueueKind, id: string, delta: number): Promise<number | undefined> {
+export async function adjustWatchers(db: Knex, kind: LakeKind, id: string, delta: number): Promise<number | undefined> {
   const t = TABLES[kind];
   const rows = await db(t.queue)
     .where(t.key, id)
@@ -171,7 +204,7 @@ export async function databaseNow(db: Knex): Promise<Date> {
  * Monitors (issue 13): sets the watcher count of the lake record with this username to `count`
  * (the number of monitors on it). A subject not in the lake has no queue row: nothing to set.
  */
-export async function setWatchersByUsername(db: Knex, kind: QueueKind, username: string, count: number): Promise<number> {
+export async function setWatchersByUsername(db: Knex, kind: LakeKind, username: string, count: number): Promise<number> {
   const t = TABLES[kind];
   const { rowCount } = await db.raw<{ rowCount: number }>(
     `update ${t.queue} q set watchers = ? from ${t.lake} l where l.id = q.${t.key} and l.username = ?`,

@@ -1,11 +1,18 @@
 import type { Knex } from 'knex';
+import type { components } from '../../../generated/types';
 import { usageSince } from '../../db/repositories/realtimeUsage';
 import { licenseState, type Principal } from '../auth/principal';
 
-/** Spec: each realtime call costs 0.001 USD on top of the license. */
-export const REALTIME_UNIT_PRICE_USD = 0.001;
-/** The same price as an exact decimal, as the usage ledger stores it. */
-export const REALTIME_UNIT_PRICE_DECIMAL = '0.001';
+/**
+ * Spec: each realtime call costs 0.001 USD on top of the license. Written once: typed by the
+ * contract's `RealtimeCost` (a `const`), so the two cannot drift apart without a type error.
+ */
+export const REALTIME_UNIT_PRICE_USD: components['schemas']['RealtimeCost'] = 0.001;
+/**
+ * The same price as exact decimal text, as the usage ledger stores it: derived, at the ledger's
+ * resolution (sums are taken in micro-dollars, realtimeUsage.ts).
+ */
+export const REALTIME_UNIT_PRICE_DECIMAL = REALTIME_UNIT_PRICE_USD.toFixed(6);
 
 /** Usage periods are calendar months in UTC. */
 function currentPeriod(now: Date): { start: Date; end: Date } {

@@ -4,7 +4,7 @@
  */
 import { canonicalCompanyId, isNumericId, type CompanyKey, type PersonKey } from '../../model/identifiers';
 import { validationError } from '../errors';
-import { hasNul } from '../text';
+import { hasUnstorableText } from '../text';
 
 /** Hosts of the upstream network; country subdomains (uk., de., ...) and www. are accepted too. */
 const NETWORK_DOMAIN = 'linkedin.com';
@@ -81,7 +81,7 @@ function rawSlugFromNetworkUrl(text: string, section: 'in' | 'company'): string 
   // `%00` decodes to NUL, which no username holds and PostgreSQL refuses (text.ts): not a profile
   // URL, so the caller's 400 names its parameter (and a bulk item fails alone), instead of a
   // database error naming nothing.
-  return slug && !/[\s/]/.test(slug) && !hasNul(slug) ? slug : undefined;
+  return slug && !/[\s/]/.test(slug) && !hasUnstorableText(slug) ? slug : undefined;
 }
 
 /** A username key from a profile URL, with its legacy form; undefined when it is not such a URL. */

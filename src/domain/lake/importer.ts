@@ -21,13 +21,14 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
-import { classifyDatabaseError } from '../../db/errors';
+import { isRefusedValue, refusedValueReason } from '../../db/errors';
 import { validationError } from '../errors';
-import { nulPath } from '../text';
+import { mayHoldUnstorableEscape, unstorableReason, unstorableText } from '../text';
 import type { LakeKind } from '../../model/records';
 import { analyzeLake, rebuildSetAside, setAsideForLoad, setAsideSecondaryIndexes } from '../../db/repositories/lakeIndexes';
 import {
   advanceImportCheckpoint,
+  commitChunkWithoutFlush,
   deleteImportCheckpoint,
   findImportCheckpoint,
   insertImportCheckpoint,
@@ -235,10 +236,10 @@ function checkLine(text: string, validate: ImportOptions['validate']): { record:
   }
   const reason = validate(value);
   if (reason) return { reason };
-  // Only lines that spell a NUL escape can hold one (a raw NUL byte is not valid JSON text).
-  if (text.includes('u0000')) {
-    const path = nulPath(value);
-    if (path) return { reason: `${path} contains the NUL character (\\u0000), which the database cannot store` };
+  // Only lines that spell such an escape can hold one (text.ts).
+  if (mayHoldUnstorableEscape(text)) {
+    const found = unstorableText(value);
+    if (found) return { reason: unstorableReason(found) };
   }
   return { record: value as object };
 }
@@ -294,10 +295,6 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
    * a transaction, or a savepoint under --strict) until the records it cannot store are isolated,
    * reported (through `refuse`) and skipped.
    */
-  const isDataError = (err: unknown) => {
-    const code = (err as { code?: unknown }).code;
-    return classifyDatabaseError(err) === 'invalid_input' || (typeof code === 'string' && code.startsWith('23'));
-  };
   const write = async (batch: Pending[], refuse: (invalid: InvalidLine) => void): Promise<void> => {
     if (!batch.length) return;
     try {
@@ -308,10 +305,14 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
           )
         : await writeRecords(db, options.kind, batch.map((p) => p.record) as never);
       count(outcome);
+      // checkLine already refused such lines; the writer's own check (text.ts) is the same rule.
+      for (const u of outcome.unstorable) {
+        refuse({ line: batch.find((p) => (p.record as { id: string }).id === u.id)?.line ?? batch[0].line, reason: u.reason });
+      }
     } catch (err) {
       if (!isDataError(err)) throw err;
       if (batch.length === 1) {
-        refuse({ line: batch[0].line, reason: `the database cannot store this record: ${(err as Error).message}` });
+        refuse({ line: batch[0].line, reason: `the database cannot store this record: ${refusedValueReason(err)}` });
         return;
       }
       const half = Math.ceil(batch.length / 2);
@@ -418,10 +419,7 @@ interface Chunk {
   endOffset: number;
 }
 
-const isDataError = (err: unknown) => {
-  const code = (err as { code?: unknown }).code;
-  return classifyDatabaseError(err) === 'invalid_input' || (typeof code === 'string' && code.startsWith('23'));
-};
+const isDataError = isRefusedValue;
 
 /**
  * `enrich import --initial-load` (without --strict): the load of an empty lake as a resumable job.
@@ -490,7 +488,7 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
     } catch (err) {
       if (!isDataError(err)) throw err;
       if (batch.length === 1) {
-        refuse({ line: batch[0].line, reason: `the database cannot store this record: ${(err as Error).message}` });
+        refuse({ line: batch[0].line, reason: `the database cannot store this record: ${refusedValueReason(err)}` });
         return;
       }
       const half = Math.ceil(batch.length / 2);
@@ -501,9 +499,8 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
 
   const commit = async (chunk: Chunk): Promise<void> => {
     const next = await db.transaction(async (trx) => {
-      // The checkpoint commits with the chunk: a commit lost to a server crash loses its checkpoint
-      // advance with it, and --resume writes the chunk again, so no wait for the WAL flush.
-      await trx.raw('set local synchronous_commit = off');
+      // The checkpoint commits with the chunk, so no wait for the WAL flush (importCheckpoints.ts).
+      await commitChunkWithoutFlush(trx);
       const held = await lockImportCheckpoint(trx, kind);
       if (!held || held.byte_offset !== offset) {
         throw validationError(`--initial-load: another import is loading ${kind} records from this checkpoint; stopped`);

@@ -9,6 +9,7 @@ import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records'
 import { deleteCompany, findCompanyRecord, vacuumCompanies } from '../../db/repositories/companyRecords';
 import { deletePerson, findPersonRecord, vacuumPersons } from '../../db/repositories/personRecords';
 import { withdrawAnswersAbout } from '../../db/repositories/idempotencyKeys';
+import { hasIdentifierTable } from '../../db/repositories/lakeIdentifiers';
 import { withdrawSubjectMonitors } from '../../db/repositories/monitors';
 import { insertSuppressions, isSuppressed } from '../../db/repositories/suppressions';
 import { AppError } from '../errors';
@@ -92,9 +93,13 @@ export const dataSubjectBlocked = () =>
     'This record was withdrawn under a privacy request (GDPR / CCPA) and is no longer served.',
   );
 
+/** Every identifier digest of a record of either kind (personDigests, companyDigests). */
+export const recordDigests = (kind: LakeKind, record: PersonRecord | CompanyRecord): string[] =>
+  kind === 'person' ? personDigests(record as PersonRecord) : companyDigests(record as CompanyRecord);
+
 /** Whether any identifier of this record was withdrawn (a stored copy of it must not be served). */
 export async function isRecordWithdrawn(db: Knex, kind: LakeKind, record: PersonRecord | CompanyRecord): Promise<boolean> {
-  return isSuppressed(db, kind === 'person' ? personDigests(record as PersonRecord) : companyDigests(record as CompanyRecord));
+  return isSuppressed(db, recordDigests(kind, record));
 }
 
 /** Whether the identifier belongs to a withdrawn record. Asked after a lookup found nothing. */
@@ -138,10 +143,12 @@ export async function suppress(db: Knex, kind: LakeKind, key: PersonKey | Compan
       slugs.push(...nameKeys(kind, record).flatMap((k) => [k.value, ...(k.legacy === undefined ? [] : [k.legacy])]));
       await (kind === 'person' ? deletePerson(trx, record.id) : deleteCompany(trx, record.id));
       await forgetChangesOf(trx, record.id);
-      await withdrawAnswersAbout(trx, record.id);
     }
     await withdrawSubjectMonitors(trx, kind, slugs);
     const all = unique(digests);
+    // Exclusive with a realtime call storing an answer about the subject (idempotencyKeys.ts
+    // answerLockTexts): its locks first, then the erase and the tombstones, committed together.
+    await withdrawAnswersAbout(trx, record?.id ?? null, all);
     await insertSuppressions(trx, kind, all);
     return { kind, found: record !== undefined, deleted_id: record?.id ?? null, identifiers_blocked: all.length };
   });
@@ -149,8 +156,14 @@ export async function suppress(db: Knex, kind: LakeKind, key: PersonKey | Compan
 
 /**
  * After `enrich suppress`: deleted rows linger in table pages until vacuumed; withdrawal means
- * gone. Outside any transaction (VACUUM cannot run in one).
+ * gone. Outside any transaction (VACUUM cannot run in one). On one PostgreSQL the record's tables
+ * are vacuumed (only pages the visibility map does not mark all-visible are read). Not on the
+ * distributed layout (issue 32, row 18): a VACUUM there runs on every shard of every table (96
+ * statements for one person), so the withdrawn rows' pages are reclaimed by each worker's
+ * autovacuum, as the README says. Returns whether it vacuumed.
  */
-export async function reclaimWithdrawnSpace(db: Knex, kind: LakeKind): Promise<void> {
+export async function reclaimWithdrawnSpace(db: Knex, kind: LakeKind): Promise<boolean> {
+  if (await hasIdentifierTable(db)) return false;
   await (kind === 'person' ? vacuumPersons(db) : vacuumCompanies(db));
+  return true;
 }

@@ -33,8 +33,9 @@ import { insertUsage, insertUsageWithAnswer } from '../../db/repositories/realti
 import { REALTIME_UNIT_PRICE_DECIMAL, REALTIME_UNIT_PRICE_USD } from '../account/account';
 import { AppError, notFound } from '../errors';
 import { companyKeyFromQuery, personKeyFromQuery } from '../lake/identifiers';
-import { dataSubjectBlocked, isRecordWithdrawn, isWithdrawn } from '../lake/suppression';
+import { dataSubjectBlocked, isRecordWithdrawn, isWithdrawn, recordDigests } from '../lake/suppression';
 import { unchangedCopy, writeRecords } from '../lake/write/writer';
+import { isRefusedValue, refusedValueReason } from '../../db/errors';
 import type { Coalescer } from './coalesce';
 import { claim, release, requestHash, type IdempotencyScope } from './idempotency';
 import type { CompanyRef, LiveResult, LiveSource, UnavailableCause } from './source';
@@ -48,7 +49,7 @@ export interface RealtimeDeps {
   source: LiveSource;
   coalescer: Coalescer;
   /** Told why the source could not answer (the server logs it; the client gets a plain 503). */
-  onUnavailable?: (reason: string, kind: LakeKind) => void;
+  onUnavailable?: (failure: { cause: UnavailableCause | 'contended' | 'unstorable'; reason: string }, kind: LakeKind) => void;
   /**
    * Longest wait for another instance's fetch of the same subject (its lease, which lives as long);
    * that fetch is itself bounded by the source deadline. Past it: 503. Default 10 s.
@@ -102,7 +103,12 @@ type Outcome =
   | { status: 'not_indexed' }
   | { status: 'withdrawn' }
   /** `contended`: another instance's fetch of the subject outlasted our wait. */
-  | { status: 'unavailable'; cause: UnavailableCause | 'contended'; reason: string };
+  | { status: 'unavailable'; cause: UnavailableCause | 'contended'; reason: string }
+  /**
+   * The source's copy cannot be stored (issue 32, row 8): text the database cannot hold (`field`
+   * names where, text.ts) or a value a statement refused (`reason`, for the log only).
+   */
+  | { status: 'unstorable'; reason: string; field?: string };
 
 export function enrichPersonRealtime(deps: RealtimeDeps, req: RealtimeRequest): Promise<RealtimeAnswer> {
   const key = personKeyFromQuery(req.query);
@@ -148,7 +154,7 @@ async function realtime(deps: RealtimeDeps, req: RealtimeRequest, rules: KindRul
   let metered = false;
   try {
     const found = answerOf(deps, rules, await lookUp(deps, req, rules));
-    await meter(deps.db, req, rules.operationId, scope, found);
+    await meter(deps.db, req, rules, scope, found);
     metered = true;
     return { source: found.source, record: found.record, replayed: false, cost_usd: REALTIME_UNIT_PRICE_USD };
   } finally {
@@ -234,15 +240,24 @@ async function fetchOnce(
         }
       }
     }
-    const outcome = await deps.db.transaction(async (trx) => {
-      const written = await writeRecords(trx, rules.kind, [record as never], { origin: 'realtime' });
-      // A copy that only moved its fetched_at commits without waiting for the WAL flush: the usage
-      // row of the answer commits durably after it (meter()), which flushes this write too, before
-      // the answer goes out. A write with changes (change log, webhook events) waits, as always.
-      await endFetchLease(trx, subject, token, { flushLater: written.changes.length === 0 });
-      return written;
-    });
+    let outcome;
+    try {
+      outcome = await deps.db.transaction(async (trx) => {
+        const written = await writeRecords(trx, rules.kind, [record as never], { origin: 'realtime' });
+        // A copy that only moved its fetched_at commits without waiting for the WAL flush: the usage
+        // row of the answer commits durably after it (meter()), which flushes this write too, before
+        // the answer goes out. A write with changes (change log, webhook events) waits, as always.
+        await endFetchLease(trx, subject, token, { flushLater: written.changes.length === 0 });
+        return written;
+      });
+    } catch (err) {
+      // A value of the source's copy that a statement refused: the source's fault, not the caller's.
+      if (!isRefusedValue(err)) throw err;
+      return { status: 'unstorable', reason: refusedValueReason(err) };
+    }
     leaseEnded = true;
+    const refused = outcome.unstorable[0];
+    if (refused) return { status: 'unstorable', reason: refused.reason, field: refused.reason };
     if (outcome.withdrawn) return { status: 'withdrawn' };
     const stored = outcome.stored.get(record.id.toLowerCase());
     if (stored === undefined) throw new Error('realtime write-back: the record was not written');
@@ -264,27 +279,46 @@ function answerOf(deps: RealtimeDeps, rules: KindRules, outcome: Outcome): Found
     case 'withdrawn':
       throw dataSubjectBlocked();
     case 'unavailable':
-      deps.onUnavailable?.(outcome.reason, rules.kind);
-      throw new AppError('LIVE_SOURCE_UNAVAILABLE', UNAVAILABLE_MESSAGES[outcome.cause]);
+      deps.onUnavailable?.(outcome, rules.kind);
+      throw new AppError(
+        'LIVE_SOURCE_UNAVAILABLE',
+        UNAVAILABLE_MESSAGES[outcome.cause],
+        // A full queue drains as the calls in flight end (each bounded by the source deadline).
+        outcome.cause === 'busy' ? { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) } : {},
+      );
+    case 'unstorable':
+      deps.onUnavailable?.({ cause: 'unstorable', reason: outcome.reason }, rules.kind);
+      throw new AppError(
+        'LIVE_SOURCE_UNAVAILABLE',
+        `The live source's record for this ${rules.noun} cannot be stored` +
+          (outcome.field ? ` (${outcome.field})` : ' (a value the database refuses)') +
+          `; it was neither stored nor served. The call was not metered. The background refresh asks the source for it again later; GET /${rules.kind} serves the copy the data lake holds.`,
+      );
   }
 }
+
+/** Retry-After of the 503 of a full live-source queue (`busy`): the queue drains as calls end. */
+export const BUSY_RETRY_AFTER_SECONDS = 1;
 
 const UNAVAILABLE_MESSAGES: Record<UnavailableCause | 'contended', string> = {
   deadline: 'The live source did not answer in time. The call was not metered; retry later.',
   busy: 'The live source is busy: too many realtime calls are waiting for it. The call was not metered; retry later.',
   circuit_open: 'The live source is unavailable. The call was not metered; retry later.',
-  failed: 'The live source is unavailable. The call was not metered; retry later.',
+  failed: 'The live source failed to answer (an error status, a refused connection or an invalid answer). The call was not metered; retry later.',
   none: 'The live source is unavailable. The call was not metered; retry later.',
   contended: 'The live source is unavailable. The call was not metered; retry later.',
 };
 
 /**
  * One usage row at the price of one answer (account.ts), and for a call with an Idempotency-Key the
- * answer stored under it, in the same statement. `found.id` lets a withdrawal erase that answer.
+ * answer stored under it, in the same statement. `found.id` lets a withdrawal erase that answer;
+ * the record's digests make the store and a withdrawal exclusive (realtimeUsage.ts): a withdrawal
+ * committed since the record was read leaves nothing stored and nothing metered, and answers 451.
  */
-async function meter(db: Knex, req: RealtimeRequest, operationId: KindRules['operationId'], scope: IdempotencyScope | undefined, found: Found) {
-  const usage = { workspaceId: req.workspaceId, accountId: req.accountId, operationId, costUsd: REALTIME_UNIT_PRICE_DECIMAL };
+async function meter(db: Knex, req: RealtimeRequest, rules: KindRules, scope: IdempotencyScope | undefined, found: Found): Promise<void> {
+  const usage = { workspaceId: req.workspaceId, accountId: req.accountId, operationId: rules.operationId, costUsd: REALTIME_UNIT_PRICE_DECIMAL };
   if (!scope) return insertUsage(db, usage);
   const response = `{"source":${JSON.stringify(found.source)},"data":${found.record}}`;
-  return insertUsageWithAnswer(db, usage, { key: scope.key, response, subjectId: found.id });
+  const digests = recordDigests(rules.kind, JSON.parse(found.record) as PersonRecord | CompanyRecord);
+  if (!(await insertUsageWithAnswer(db, usage, { key: scope.key, response, subjectId: found.id, digests }))) throw dataSubjectBlocked();
 }

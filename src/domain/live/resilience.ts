@@ -67,7 +67,8 @@ export type BreakerState = 'closed' | 'open' | 'half_open';
 
 /** Where call figures go (/metrics); the domain knows no metrics library. */
 export interface SourceObserver {
-  call(operation: SourceOperation, outcome: SourceOutcome, seconds: number, reason?: string): void;
+  /** `failure` is the unavailable answer (its cause is the metric's label, its reason the log's). */
+  call(operation: SourceOperation, outcome: SourceOutcome, seconds: number, failure?: Unavailable): void;
   breaker(state: BreakerState): void;
 }
 
@@ -78,7 +79,10 @@ const BREAKER_STATES: Partial<Record<CircuitState, BreakerState>> = {
   [CircuitState.Isolated]: 'open',
 };
 
-/** The cause of a failed call, and a reason for the log. */
+/**
+ * The cause of a failed call, and a reason for the log. `timedOut`: the call's signal was already
+ * aborted when the raw call settled (see `settledAborted`), which only the deadline does.
+ */
 function unavailable(err: unknown, opts: ResilienceOptions, batch: boolean, timedOut: boolean): Unavailable {
   if (isBrokenCircuitError(err)) {
     return { status: 'unavailable', cause: 'circuit_open', reason: 'circuit open: the live source failed repeatedly, calls are paused' };
@@ -91,11 +95,26 @@ function unavailable(err: unknown, opts: ResilienceOptions, batch: boolean, time
       reason: `too many live-source calls: ${opts.concurrency} in flight and ${opts.queue} waiting (LIVE_SOURCE_CONCURRENCY, LIVE_SOURCE_QUEUE)`,
     };
   }
-  // The deadline aborts the call's signal: whichever error surfaces first, it was the deadline.
+  // The deadline aborts the call's signal: whichever error surfaces first (cockatiel's or the
+  // adapter's abort error), it was the deadline.
   if (isTaskCancelledError(err) || timedOut) {
     return { status: 'unavailable', cause: 'deadline', reason: `the live source did not answer within ${batch ? opts.batchTimeoutMs : opts.timeoutMs} ms` };
   }
   return { status: 'unavailable', cause: 'failed', reason: err instanceof Error ? err.message : String(err) };
+}
+
+/**
+ * Runs the raw call and notes whether its signal was aborted when it settled. cockatiel's timeout
+ * aborts the signal on the way out of every call (abortOnReturn), so reading `signal.aborted` after
+ * `execute` returns says nothing: a refused connection or an immediate 5xx would read as a deadline
+ * (issue 32, row 9). Read at the moment the raw call settles, an aborted signal means the deadline
+ * fired first.
+ */
+function settledAborted<R>(call: (signal: AbortSignal) => Promise<R>, noted: { aborted: boolean }) {
+  return (ctx: { signal: AbortSignal }) =>
+    call(ctx.signal).finally(() => {
+      noted.aborted = ctx.signal.aborted;
+    });
 }
 
 export class ResilientSource implements LiveSource {
@@ -127,15 +146,15 @@ export class ResilientSource implements LiveSource {
   private async one<R>(operation: SourceOperation, call: (signal: AbortSignal) => Promise<R | null>): Promise<LiveResult<R>> {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
-    let signal: AbortSignal | undefined;
+    const noted = { aborted: false };
     try {
-      const record = await this.single.execute((ctx) => call((signal = ctx.signal)));
+      const record = await this.single.execute(settledAborted(call, noted));
       const result: LiveResult<R> = record === null ? { status: 'not_found' } : { status: 'found', record };
       this.observer?.call(operation, result.status as SourceOutcome, seconds());
       return result;
     } catch (err) {
-      const failed = unavailable(err, this.opts, false, Boolean(signal?.aborted));
-      this.observer?.call(operation, 'unavailable', seconds(), failed.reason);
+      const failed = unavailable(err, this.opts, false, noted.aborted);
+      this.observer?.call(operation, 'unavailable', seconds(), failed);
       return failed;
     }
   }
@@ -143,14 +162,14 @@ export class ResilientSource implements LiveSource {
   private async many<R>(operation: SourceOperation, call: (signal: AbortSignal) => Promise<(R | null)[]>): Promise<LiveBatch<R>> {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
-    let signal: AbortSignal | undefined;
+    const noted = { aborted: false };
     try {
-      const records = await this.batch.execute((ctx) => call((signal = ctx.signal)));
+      const records = await this.batch.execute(settledAborted(call, noted));
       this.observer?.call(operation, 'ok', seconds());
       return { status: 'ok', records };
     } catch (err) {
-      const failed = unavailable(err, this.opts, true, Boolean(signal?.aborted));
-      this.observer?.call(operation, 'unavailable', seconds(), failed.reason);
+      const failed = unavailable(err, this.opts, true, noted.aborted);
+      this.observer?.call(operation, 'unavailable', seconds(), failed);
       return failed;
     }
   }

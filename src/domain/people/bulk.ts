@@ -12,7 +12,7 @@ import { AppError, notFound, validationError } from '../errors';
 import type { PersonKey } from '../../model/identifiers';
 import { isUuid, personKeyFromQuery } from '../lake/identifiers';
 import { dataSubjectBlocked, keyDigests } from '../lake/suppression';
-import { nulPath } from '../text';
+import { unstorableText } from '../text';
 
 export type ProfileIdentifier = components['schemas']['BulkProfileIdentifier'];
 type BulkResult = components['schemas']['BulkResult'];
@@ -61,9 +61,9 @@ type CheckedItem = { input: ProfileIdentifier; key: PersonKey } | { input: Profi
  * ignores), and the first present one is used and must name a person.
  */
 function checkItem(input: ProfileIdentifier, label: string): CheckedItem {
-  const nul = nulPath(input);
+  const unstorable = unstorableText(input);
   const problem =
-    (nul !== undefined && `${nul}: must not contain the NUL character (U+0000)`) ||
+    (unstorable !== undefined && `${unstorable.path}: must not contain ${unstorable.character}`) ||
     (input.network_url !== undefined && !within(input.network_url, NETWORK_URL_MAX) && `network_url: must be 1-${NETWORK_URL_MAX} characters`) ||
     (input.username !== undefined && !within(input.username, USERNAME_MAX) && `username: must be 1-${USERNAME_MAX} characters`) ||
     (input.id !== undefined && !isUuid(input.id) && 'id: not a UUID');

@@ -14,14 +14,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { CompanyRecord, PersonRecord } from '../../model/records';
-import { claimDue, markChecked, releaseLeases, type ClaimedRow, type QueueKind } from '../../db/repositories/refreshQueue';
-import { writeRecords } from '../lake/write/writer';
-import type { LiveBatch, LiveSource } from '../live/source';
+import type { CompanyRecord, LakeKind, PersonRecord } from '../../model/records';
+import { claimDue, markChecked, markRefused, releaseLeases, type ClaimedRow } from '../../db/repositories/refreshQueue';
+import { writeIsolating } from '../lake/write/writer';
+import type { LiveBatch, LiveSource, UnavailableCause } from '../live/source';
 import type { ChangeEntry } from '../lake/write/diff';
 
 export interface RefreshObserver {
-  records(kind: QueueKind, outcome: string, count: number): void;
+  records(kind: LakeKind, outcome: string, count: number): void;
   changes(entries: readonly ChangeEntry[]): void;
 }
 
@@ -33,7 +33,7 @@ export interface BatchOptions {
 }
 
 export interface BatchReport {
-  kind: QueueKind;
+  kind: LakeKind;
   claimed: number;
   changed: number;
   unchanged: number;
@@ -41,8 +41,15 @@ export interface BatchReport {
   unavailable: number;
   /** Written by nobody: the lease was taken over (this worker was too slow) or the subject withdrawn. */
   dropped: number;
+  /**
+   * Records whose copy the database cannot store (issue 32, row 7): set aside, each with a short
+   * reason on its queue row, and asked again on their own schedule; the rest of the batch is written.
+   */
+  refused: number;
+  refusals?: { id: string; reason: string }[];
   changes: number;
-  /** Why the source could not answer, when it could not. */
+  /** Why the source could not answer, when it could not: the cause (as the metric's label) and the reason. */
+  cause?: UnavailableCause;
   reason?: string;
 }
 
@@ -60,7 +67,7 @@ export interface RefreshDeps {
  * write is fenced by its lease token, so a batch held too long is dropped, never written twice.
  */
 export interface AskedBatch {
-  kind: QueueKind;
+  kind: LakeKind;
   token: string;
   claimed: ClaimedRow[];
   /** The source's answer; undefined when nothing was claimed. */
@@ -70,7 +77,7 @@ export interface AskedBatch {
 }
 
 /** Claims due records and asks the source for all of them in one call. */
-export async function claimAndAsk(deps: RefreshDeps, kind: QueueKind, opts: BatchOptions): Promise<AskedBatch> {
+export async function claimAndAsk(deps: RefreshDeps, kind: LakeKind, opts: BatchOptions): Promise<AskedBatch> {
   const token = randomUUID();
   const claimed = await claimDue(deps.db, kind, { token, limit: opts.batchSize, ...opts });
   if (!claimed.length) return { kind, token, claimed };
@@ -94,12 +101,13 @@ export async function giveBack(deps: RefreshDeps, asked: AskedBatch | undefined)
 export async function writeAsked(deps: RefreshDeps, asked: AskedBatch): Promise<BatchReport> {
   const { db } = deps;
   const { kind, token, claimed, answer } = asked;
-  const report: BatchReport = { kind, claimed: claimed.length, changed: 0, unchanged: 0, notFound: 0, unavailable: 0, dropped: 0, changes: 0 };
+  const report: BatchReport = { kind, claimed: claimed.length, changed: 0, unchanged: 0, notFound: 0, unavailable: 0, dropped: 0, refused: 0, changes: 0 };
   if (!claimed.length || !answer) return report;
   let settled = false;
   try {
     if (answer.status === 'unavailable') {
       report.unavailable = claimed.length;
+      report.cause = answer.cause;
       report.reason = answer.reason;
       deps.observer?.records(kind, 'unavailable', claimed.length);
       return report;
@@ -115,19 +123,25 @@ export async function writeAsked(deps: RefreshDeps, asked: AskedBatch): Promise<
     });
     await markChecked(db, kind, token, missing);
     report.notFound = missing.length;
-    const outcome = await writeRecords(db, kind, records as never[], { origin: 'refresh', leaseToken: token });
+    // One record the database cannot store fails only itself (writeIsolating): the others are
+    // written, and it is marked and goes to the back of the queue like a record the source does not know.
+    const outcome = await writeIsolating(db, kind, records as never[], { origin: 'refresh', leaseToken: token });
+    const refused = await markRefused(db, kind, token, outcome.unstorable);
     report.unchanged = outcome.unchanged;
     report.changed = outcome.written - outcome.unchanged;
     report.dropped = outcome.stale + outcome.withdrawn;
+    report.refused = outcome.unstorable.length;
+    if (report.refused) report.refusals = outcome.unstorable;
     report.changes = outcome.changes.length;
-    // Every written or not-found record's lease ended with its write: nothing is left to give back.
-    settled = outcome.written + missing.length === claimed.length;
+    // Every written, not-found or refused record's lease ended with its write: nothing is left to give back.
+    settled = outcome.written + missing.length + refused === claimed.length;
     const o = deps.observer;
     if (o) {
       o.records(kind, 'changed', report.changed);
       o.records(kind, 'unchanged', report.unchanged);
       o.records(kind, 'not_found', report.notFound);
       o.records(kind, 'dropped', report.dropped);
+      o.records(kind, 'refused', report.refused);
       o.changes(outcome.changes);
     }
     return report;
@@ -138,7 +152,7 @@ export async function writeAsked(deps: RefreshDeps, asked: AskedBatch): Promise<
 }
 
 /** One batch, start to end: claim, one source call, one fenced write. */
-export async function refreshBatch(deps: RefreshDeps, kind: QueueKind, opts: BatchOptions): Promise<BatchReport> {
+export async function refreshBatch(deps: RefreshDeps, kind: LakeKind, opts: BatchOptions): Promise<BatchReport> {
   return writeAsked(deps, await claimAndAsk(deps, kind, opts));
 }
 
@@ -146,7 +160,7 @@ export async function refreshBatch(deps: RefreshDeps, kind: QueueKind, opts: Bat
  * A promise of the batch after the current one, started now so its claim and source call run while
  * the current batch is written. It never rejects unobserved: its failure surfaces where it is awaited.
  */
-export function askAhead(deps: RefreshDeps, kind: QueueKind, opts: BatchOptions | (() => Promise<BatchOptions>)): Promise<AskedBatch> {
+export function askAhead(deps: RefreshDeps, kind: LakeKind, opts: BatchOptions | (() => Promise<BatchOptions>)): Promise<AskedBatch> {
   const ahead = (async () => claimAndAsk(deps, kind, typeof opts === 'function' ? await opts() : opts))();
   ahead.catch(() => undefined);
   return ahead;
@@ -160,10 +174,11 @@ export interface RoundReport {
   notFound: number;
   unavailable: number;
   dropped: number;
+  refused: number;
   changes: number;
 }
 
-export const emptyRound = (): RoundReport => ({ batches: 0, claimed: 0, changed: 0, unchanged: 0, notFound: 0, unavailable: 0, dropped: 0, changes: 0 });
+export const emptyRound = (): RoundReport => ({ batches: 0, claimed: 0, changed: 0, unchanged: 0, notFound: 0, unavailable: 0, dropped: 0, refused: 0, changes: 0 });
 
 export function addBatch(round: RoundReport, b: BatchReport): void {
   round.batches += b.claimed ? 1 : 0;
@@ -173,6 +188,7 @@ export function addBatch(round: RoundReport, b: BatchReport): void {
   round.notFound += b.notFound;
   round.unavailable += b.unavailable;
   round.dropped += b.dropped;
+  round.refused += b.refused;
   round.changes += b.changes;
 }
 
@@ -183,10 +199,10 @@ export function addBatch(round: RoundReport, b: BatchReport): void {
  */
 export async function refreshRound(
   deps: RefreshDeps,
-  opts: BatchOptions & { kinds?: QueueKind[]; shouldStop?: () => boolean },
+  opts: BatchOptions & { kinds?: LakeKind[]; shouldStop?: () => boolean },
 ): Promise<RoundReport> {
   const round = emptyRound();
-  const kinds: QueueKind[] = [...new Set<QueueKind>(opts.kinds ?? ['person', 'company'])];
+  const kinds: LakeKind[] = [...new Set<LakeKind>(opts.kinds ?? ['person', 'company'])];
   let turn = 0;
   const next = (): Promise<AskedBatch> | undefined =>
     kinds.length && !opts.shouldStop?.() ? askAhead(deps, kinds[turn++ % kinds.length]!, opts) : undefined;

@@ -8,7 +8,7 @@
 import type { ErrorObject } from 'ajv';
 import type { OpenAPIBackend, Operation } from 'openapi-backend';
 import { AppError, validationError } from '../../domain/errors';
-import { nulPath } from '../../domain/text';
+import { unstorableText } from '../../domain/text';
 import { routedMethod } from './route';
 import type { AppContext, Step } from '../state';
 import type { HandlerResult, OperationHandler, OperationHandlers, OperationId, ValidatedRequest } from '../handlers/types';
@@ -58,8 +58,8 @@ function precheck(operation: Operation, query: Record<string, string | string[] 
     }
   }
   if (body !== undefined && !PER_ITEM_BODIES.has(operation.operationId ?? '')) {
-    const path = nulPath(body);
-    if (path) throw validationError(`Invalid body field "${path}": must not contain the NUL character (U+0000)`);
+    const found = unstorableText(body);
+    if (found) throw validationError(`Invalid body field "${found.path}": must not contain ${found.character}`);
   }
 }
 

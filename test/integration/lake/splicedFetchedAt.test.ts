@@ -58,6 +58,25 @@ describe('lake_record_text and its twin spliceFetchedAt', () => {
     expect(compared).toBe(texts.length * values.length);
   });
 
+  it('both serve the stored text where the splice cannot stand for the record: a second key (a nested projects[].fetched_at), a value JSON would escape (issue 32, row 17)', async () => {
+    const nested = JSON.stringify(personRecord({ fetched_at: A, projects: { title: 'Lake', fetched_at: A } }));
+    const keyFirst = JSON.stringify({ fetched_at: A, projects: [{ title: 'x', fetched_at: A }, { fetched_at: A }], tail: 'ok' });
+    const keyLast = JSON.stringify({ projects: [{ fetched_at: A }], fetched_at: A });
+    for (const text of [nested, keyFirst, keyLast]) {
+      expect(text.split('"fetched_at":"').length).toBeGreaterThan(2);
+      for (const value of values) {
+        expect(spliceFetchedAt(text, value)).toBeUndefined();
+        // What every read serves (servedText): the stored text; the SQL twin the same, whole.
+        expect(await sqlSplice(text, value)).toBe(text);
+      }
+    }
+    for (const value of ['a"b', 'a\\b', 'a\nb', 'a\u0001b']) {
+      const text = JSON.stringify({ fetched_at: A });
+      expect(spliceFetchedAt(text, value)).toBeUndefined();
+      expect(await sqlSplice(text, value)).toBe(text);
+    }
+  });
+
   it('stands for nothing else: no key, a second key, a value JSON would escape', () => {
     expect(spliceFetchedAt(JSON.stringify({ full_name: 'x' }), B)).toBeUndefined();
     expect(spliceFetchedAt(JSON.stringify({ fetched_at: A, extra: { fetched_at: A } }), B)).toBeUndefined();

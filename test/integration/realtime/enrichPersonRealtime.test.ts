@@ -9,7 +9,9 @@ import { freePort } from '../../../src/db/embedded';
 import { literal } from '../../../src/db/literals';
 import { RECORD_COLUMNS } from '../../../src/db/repositories/lakeTables';
 import { endFetchLease, takeFetchLease } from '../../../src/db/repositories/realtimeFetchLeases';
-import { suppress } from '../../../src/domain/lake/suppression';
+import { personDigests, suppress } from '../../../src/domain/lake/suppression';
+import { withdrawAnswersAbout } from '../../../src/db/repositories/idempotencyKeys';
+import { insertSuppressions } from '../../../src/db/repositories/suppressions';
 import { NoLiveSource } from '../../../src/domain/live/source';
 import { createWorld, defaultAsOf } from '../../../src/world';
 import { startSimulatorServer, type SimulatorServer } from '../../../src/world/simulator/server';
@@ -358,6 +360,102 @@ describe('the fetch lease', () => {
 });
 
 describe('Idempotency-Key', () => {
+  /**
+   * Runs `during` once, right after the app's lake lookup of `value` returns (the cache read) and
+   * before the call goes on to its metering: a pass-through spy on the app's prepared statements,
+   * as lookupsOf. `during` runs on the same knex, so its own lookups pass through untouched.
+   */
+  function afterLookupOf(value: string, during: () => Promise<unknown>) {
+    type Prepared = (name: string, text: string, values: unknown[]) => Promise<unknown[]>;
+    const client = h.knex.client as { prepared: Prepared };
+    const real = client.prepared;
+    const own = Object.prototype.hasOwnProperty.call(client, 'prepared');
+    let done = false;
+    client.prepared = async function (this: unknown, name, text, values) {
+      const rows = await real.call(this, name, text, values);
+      if (!done && values.includes(value)) {
+        done = true;
+        await during();
+      }
+      return rows;
+    };
+    return {
+      ran: () => done,
+      stop: () => {
+        if (own) client.prepared = real;
+        else delete (client as Partial<typeof client>).prepared;
+      },
+    };
+  }
+
+  it('a withdrawal committed between the cache read and the metering: 451, nothing metered, no answer stored under the key (issue 32, row 16)', async () => {
+    const ws = await h.workspace({ rateLimit: 1000 });
+    const idem = randomUUID();
+    const p = world.person(24);
+    // The copy is fresh: the call answers from the cache, so only the metering is left after the read.
+    expect((await get(`username=${p.username}&max_age=0`, ws.key)).status).toBe(200);
+    const used = await usage(ws.workspaceId);
+    const spy = afterLookupOf(p.username, () => suppress(h.knex, 'person', { by: 'username', value: p.username }));
+    let res;
+    try {
+      res = await get(`username=${p.username}&max_age=31536000`, ws.key, { 'Idempotency-Key': idem });
+    } finally {
+      spy.stop();
+    }
+    expect(spy.ran()).toBe(true);
+    expect(res.status).toBe(451);
+    expect(res.body.code).toBe('DATA_SUBJECT_BLOCKED');
+    expect(await usage(ws.workspaceId)).toBe(used);
+    // No copy of the withdrawn record under the key: the row was freed, or holds no answer.
+    const row = await h.knex('idempotency_keys').where({ workspace_id: ws.workspaceId, key: idem }).first('state', 'response', 'subject_id');
+    expect(row?.response ?? null).toBeNull();
+    // A retry with the key answers what a new call answers: 451.
+    expect((await get(`username=${p.username}&max_age=31536000`, ws.key, { 'Idempotency-Key': idem })).status).toBe(451);
+  });
+
+  it('a withdrawal still running when the call meters: the call waits for its locks, then answers 451 with nothing stored', async () => {
+    const ws = await h.workspace({ rateLimit: 1000 });
+    const idem = randomUUID();
+    const p = world.person(26);
+    expect((await get(`username=${p.username}&max_age=0`, ws.key)).status).toBe(200);
+    const used = await usage(ws.workspaceId);
+    const digests = personDigests((await h.get(`/api/v1/person?username=${p.username}`, key)).body.data);
+    // A withdrawal's own steps (suppression.ts suppress), held open: its locks and its tombstones.
+    const withdrawal = await h.knex.transaction();
+    let res;
+    try {
+      await withdrawAnswersAbout(withdrawal, null, digests);
+      await insertSuppressions(withdrawal, 'person', digests);
+      const call = get(`username=${p.username}&max_age=31536000`, ws.key, { 'Idempotency-Key': idem });
+      // The call reaches its metering and waits there on the withdrawal's advisory locks.
+      await eventually(async () => {
+        const { rows } = await h.knex.raw("select count(*)::int as n from pg_locks l join pg_database d on d.oid = l.database where d.datname = current_database() and l.locktype = 'advisory' and not l.granted");
+        return rows[0].n > 0;
+      }, 60_000, 20);
+      await withdrawal.commit();
+      res = await call;
+    } finally {
+      if (!withdrawal.isCompleted()) await withdrawal.rollback();
+    }
+    expect(res.status).toBe(451);
+    expect(await usage(ws.workspaceId)).toBe(used);
+    const row = await h.knex('idempotency_keys').where({ workspace_id: ws.workspaceId, key: idem }).first('response');
+    expect(row?.response ?? null).toBeNull();
+  });
+
+  it('an answer stored just before a withdrawal is erased by it: the replay answers 451', async () => {
+    const ws = await h.workspace({ rateLimit: 1000 });
+    const idem = { 'Idempotency-Key': randomUUID() };
+    const p = world.person(25);
+    const first = await get(`username=${p.username}&max_age=31536000`, ws.key, idem);
+    expect(first.status).toBe(200);
+    expect((await h.knex('idempotency_keys').where({ workspace_id: ws.workspaceId, key: idem['Idempotency-Key'] }).first('response')).response).not.toBeNull();
+    await suppress(h.knex, 'person', { by: 'username', value: p.username });
+    const row = await h.knex('idempotency_keys').where({ workspace_id: ws.workspaceId, key: idem['Idempotency-Key'] }).first('state', 'response');
+    expect(row).toEqual({ state: 'withdrawn', response: null });
+    expect((await get(`username=${p.username}&max_age=31536000`, ws.key, idem)).status).toBe(451);
+  });
+
   it('replays the stored answer within 24 hours, not metered again', async () => {
     const ws = await h.workspace({ rateLimit: 1000 });
     const idem = { 'Idempotency-Key': randomUUID() };
@@ -460,7 +558,9 @@ describe('when the source fails', () => {
     use(server.protocolUrl);
     sim.setFaults({ errorRate: 1 });
     const before = await stored(username(17));
-    await expect503(`username=${username(17)}&max_age=0`);
+    const res = await expect503(`username=${username(17)}&max_age=0`);
+    // A failure, not a deadline (issue 32, row 9).
+    expect(res.body.error).toMatch(/failed to answer/);
     expect(await stored(username(17))).toEqual(before);
   });
 
@@ -491,7 +591,8 @@ describe('when the source fails', () => {
 
   it('a closed port: 503 (connection refused), not a hang or a 500', async () => {
     use(`http://127.0.0.1:${await freePort()}/v1`);
-    await expect503(`username=${username(20)}&max_age=0`);
+    const res = await expect503(`username=${username(20)}&max_age=0`);
+    expect(res.body.error).toMatch(/failed to answer/);
   });
 
   it('a paused simulator process (SIGSTOP): 503 at the deadline; after SIGCONT it answers again', async () => {

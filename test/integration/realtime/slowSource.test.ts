@@ -7,6 +7,7 @@
  * 5 connections (the harness), fewer than the calls kept waiting.
  */
 import { loadConfig } from '../../../src/config';
+import { BUSY_RETRY_AFTER_SECONDS } from '../../../src/domain/live/realtime';
 import { createWorld, defaultAsOf } from '../../../src/world';
 import { startSimulatorServer, type SimulatorServer } from '../../../src/world/simulator/server';
 import { Simulator } from '../../../src/world/simulator/simulator';
@@ -86,6 +87,8 @@ describe('GET /person/realtime on a slow source', () => {
     await eventually(async () => done.length === 4 && gate.arrived === 2, 60_000, 20);
     expect(done.map((r) => [r.status, r.body.code])).toEqual(Array(4).fill([503, 'LIVE_SOURCE_UNAVAILABLE']));
     expect(done[0]!.body.error).toMatch(/busy/);
+    // The overflow refusal says when to come back (issue 32, row 12); the contract documents it.
+    for (const r of done) expect(r.headers['retry-after']).toBe(String(BUSY_RETRY_AFTER_SECONDS));
     gate.open();
     const answers = await Promise.all(calls);
     expect(answers.filter((r) => r.status === 200)).toHaveLength(4);

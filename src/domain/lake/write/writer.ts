@@ -18,7 +18,8 @@ import {
   type StoredRow,
 } from '../../../db/repositories/personRecords';
 import { hasIdentifierTable } from '../../../db/repositories/lakeIdentifiers';
-import { classifyDatabaseError } from '../../../db/errors';
+import { classifyDatabaseError, isRefusedValue, refusedValueReason } from '../../../db/errors';
+import { mayHoldUnstorableEscape, unstorableReason, unstorableText } from '../../text';
 import { personRows, type PersonRows } from './rows';
 import { retryOnDeadlock } from '../../../db/repositories/locks';
 import { lockLeased } from '../../../db/repositories/refreshQueue';
@@ -45,6 +46,11 @@ export interface WriteOutcome {
   duplicates: number;
   /** Refresh only: records dropped because the worker's lease on them had been taken over. */
   stale: number;
+  /**
+   * Records the database cannot store, not written, each with a short reason: text it cannot hold
+   * (domain/text.ts, found before any SQL), or, through writeIsolating, a value a statement refused.
+   */
+  unstorable: { id: string; reason: string }[];
   /** The change-log entries recorded. */
   changes: ChangeEntry[];
   /** The stored text of each record written, by id (exactly what lookups now return). */
@@ -108,7 +114,21 @@ export async function writeRecords<K extends LakeKind>(
   options: WriteOptions = {},
 ): Promise<WriteOutcome> {
   const origin = options.origin ?? 'import';
-  const unique = lastWins(kind, records as readonly AnyRecord[]).map((r) => normalize(kind, r));
+  // The text each record is stored as: the repositories store JSON.stringify of the record as is.
+  const storedTexts = new Map<string, string>();
+  // A record holding text the database cannot store is set aside before any SQL, so it fails
+  // nothing but itself (JSON.stringify escapes such characters, so only a text with an escape is
+  // walked: text.ts).
+  const unstorable: WriteOutcome['unstorable'] = [];
+  const unique = lastWins(kind, records as readonly AnyRecord[])
+    .map((r) => normalize(kind, r))
+    .filter((record) => {
+      const text = JSON.stringify(record);
+      const found = mayHoldUnstorableEscape(text) ? unstorableText(record) : undefined;
+      if (found) unstorable.push({ id: record.id, reason: unstorableReason(found) });
+      else storedTexts.set(record.id.toLowerCase(), text);
+      return !found;
+    });
   const digestsOf = (r: AnyRecord) => (kind === 'person' ? personDigests(r as PersonRecord) : companyDigests(r as CompanyRecord));
 
   const write = async (trx: Knex.Transaction): Promise<WriteOutcome> => {
@@ -146,11 +166,8 @@ export async function writeRecords<K extends LakeKind>(
     const touched: TouchRow[] = [];
     const replaced: AnyRecord[] = [];
     const changes: ChangeEntry[] = [];
-    // The text each record is stored as: the repositories store JSON.stringify of the record as is.
-    const storedTexts = new Map<string, string>();
     for (const record of allowed) {
-      const text = JSON.stringify(record);
-      storedTexts.set(record.id.toLowerCase(), text);
+      const text = storedTexts.get(record.id.toLowerCase())!;
       const old = storedCopyOf(record);
       if (!old) {
         replaced.push(record);
@@ -178,14 +195,61 @@ export async function writeRecords<K extends LakeKind>(
       written: allowed.length,
       unchanged: touched.length,
       withdrawn: refused.length,
-      duplicates: records.length - unique.length,
+      duplicates: records.length - unique.length - unstorable.length,
       stale,
+      unstorable,
       changes,
-      stored: storedTexts,
+      stored: written(storedTexts, allowed),
     };
   };
   // A transaction of its own is run again if it was a deadlock's victim (locks.ts retryOnDeadlock).
   return db.isTransaction ? write(db as Knex.Transaction) : retryOnDeadlock(() => db.transaction(write));
+}
+
+/** The texts of the records written (not those refused or dropped). */
+function written(texts: Map<string, string>, allowed: readonly AnyRecord[]): Map<string, string> {
+  if (texts.size === allowed.length) return texts;
+  return new Map(allowed.map((r) => [r.id.toLowerCase(), texts.get(r.id.toLowerCase())!]));
+}
+
+/**
+ * writeRecords, with every record the database refuses set aside instead of failing the others: a
+ * batch refused for a value (a data exception, a constraint: db/errors.ts isRefusedValue) is
+ * written again in halves, each in a transaction of its own, until each refused record is alone,
+ * and reported in `unstorable` with a short reason (never the statement). For callers whose batch
+ * must not stop on one record (the refresh, issue 32 row 7); outside a transaction.
+ */
+export async function writeIsolating<K extends LakeKind>(
+  db: Knex,
+  kind: K,
+  records: readonly LakeRecord<K>[],
+  options: WriteOptions = {},
+): Promise<WriteOutcome> {
+  if (!records.length) return emptyOutcome();
+  try {
+    return await writeRecords(db, kind, records, options);
+  } catch (err) {
+    if (!isRefusedValue(err)) throw err;
+    if (records.length === 1) return { ...emptyOutcome(), unstorable: [{ id: records[0]!.id, reason: refusedValueReason(err) }] };
+    const half = Math.ceil(records.length / 2);
+    const first = await writeIsolating(db, kind, records.slice(0, half), options);
+    return addOutcomes(first, await writeIsolating(db, kind, records.slice(half), options));
+  }
+}
+
+const emptyOutcome = (): WriteOutcome => ({ written: 0, unchanged: 0, withdrawn: 0, duplicates: 0, stale: 0, unstorable: [], changes: [], stored: new Map() });
+
+function addOutcomes(a: WriteOutcome, b: WriteOutcome): WriteOutcome {
+  return {
+    written: a.written + b.written,
+    unchanged: a.unchanged + b.unchanged,
+    withdrawn: a.withdrawn + b.withdrawn,
+    duplicates: a.duplicates + b.duplicates,
+    stale: a.stale + b.stale,
+    unstorable: [...a.unstorable, ...b.unstorable],
+    changes: [...a.changes, ...b.changes],
+    stored: new Map([...a.stored, ...b.stored]),
+  };
 }
 
 /**
@@ -278,6 +342,7 @@ export async function loadRecords<K extends LakeKind>(
     withdrawn: refused.length,
     duplicates: records.length - unique.length,
     stale: 0,
+    unstorable: [],
     changes: [],
     stored,
   };
