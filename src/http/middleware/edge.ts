@@ -59,6 +59,8 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
         for (const [name, value] of Object.entries(appError.headers)) ctx.set(name, value);
         ctx.body = { error: appError.message, code: appError.code };
       }
+      // An answer the server failed to give does not use up the caller's window (limits.ts).
+      if (ctx.status >= 500 && ctx.state.granted) await limits.giveBack(ctx);
       const body = ctx.body;
       if (!ctx.state.raw && isPlainObject(body)) {
         const quotas = await limits.quotasFor(ctx);
