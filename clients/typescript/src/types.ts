@@ -1777,7 +1777,7 @@ export interface components {
          *     | 400 | `INVALID_CURSOR` | list `cursor` malformed, altered, or from another query (other operation or filters) |
          *     | 401 | `API_KEY_INVALID` | missing, malformed, unknown or revoked API key; no live dashboard session |
          *     | 403 | `OWNER_REQUIRED` | a member asked for what only the workspace owner may do |
-         *     | 403 | `ORIGIN_NOT_ALLOWED` | a state-changing call with the session cookie from another origin |
+         *     | 403 | `ORIGIN_NOT_ALLOWED` | a call with the dashboard's session cookie (any method) from another origin |
          *     | 402 | `LICENSE_INACTIVE` | the workspace license is inactive or expired |
          *     | 404 | `NOT_FOUND` | record not indexed, unknown path, unknown monitor |
          *     | 405 | `METHOD_NOT_ALLOWED` | known path, method not offered on it |
@@ -3520,6 +3520,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description `ORIGIN_NOT_ALLOWED`: a call made with the dashboard's session cookie (any method, reads included: some are metered) that does not come from this server's own origin (`PUBLIC_URL`, else the scheme and host the request was sent to): its `Origin` is another origin or `null`, or, without `Origin`, `Sec-Fetch-Site` is not `same-origin` or `Referer` is another origin, or none of the three is sent. Calls with an `Authorization` header are never refused this way. */
+        OriginNotAllowed: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description Not Modified: the `If-None-Match` of the request holds the current `ETag`, so the answer you already have is still exact (byte for byte). No body. It carries the request id and the rate-limit headers like any answer, and it **counts against the rate limit** like a 200: the limit meters the work of a request (authentication, the lookup and the digest are all done to decide the 304), not the bytes sent, and a limit that a 304 did not consume would let a client poll as fast as it likes. What a 304 saves is the transfer of the record (5–10 KB for a person). */
         NotModified: {
             headers: {
@@ -3569,18 +3581,6 @@ export interface components {
         };
         /** @description The request is malformed (`VALIDATION_ERROR`): a parameter or body field is missing, has the wrong type or is out of bounds, the JSON is malformed, or the body has an unknown field. The message names the parameter. Lists answer `INVALID_CURSOR` for a `cursor` that is malformed or belongs to another query (another operation or other filters): start the walk again without it. Do not retry unchanged. */
         BadRequestList: {
-            headers: {
-                "x-request-id": components["headers"]["XRequestId"];
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorResponse"];
-            };
-        };
-        /** @description `ORIGIN_NOT_ALLOWED`: a state-changing call made with the dashboard's session cookie that does not come from this server's own origin (`PUBLIC_URL`, else the scheme and host the request was sent to): its `Origin` is another origin or `null`, or, without `Origin`, `Sec-Fetch-Site` is not `same-origin` or `Referer` is another origin, or none of the three is sent. Calls with an `Authorization` header are never refused this way. */
-        OriginNotAllowed: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3668,7 +3668,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The caller is authenticated but may not do this: `OWNER_REQUIRED` for a member calling what only the workspace owner may do, `ORIGIN_NOT_ALLOWED` for a state-changing call made with the dashboard's session cookie whose `Origin` header is missing or is not this server's origin. */
+        /** @description The caller is authenticated but may not do this: `OWNER_REQUIRED` for a member calling what only the workspace owner may do, `ORIGIN_NOT_ALLOWED` for a call made with the dashboard's session cookie that does not come from this server's own origin (see `OriginNotAllowed`). */
         Forbidden: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -4004,6 +4004,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4058,6 +4059,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4114,6 +4116,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
@@ -4178,6 +4181,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4238,6 +4242,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4298,6 +4303,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4358,6 +4364,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4520,6 +4527,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4579,6 +4587,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4640,6 +4649,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
@@ -4709,6 +4719,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4797,6 +4808,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4847,6 +4859,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4885,6 +4898,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4940,6 +4954,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4990,6 +5005,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -5050,6 +5066,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -5117,6 +5134,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -5186,6 +5204,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -5217,6 +5236,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5331,6 +5351,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -5437,6 +5458,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5510,6 +5532,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5626,6 +5649,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5705,6 +5729,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5830,6 +5855,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
