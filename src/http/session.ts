@@ -51,7 +51,7 @@ function originOf(value: string): string | undefined {
  * same-origin fetches, `<img>` loads or navigations; they send `Sec-Fetch-Site` on every request to
  * a potentially trustworthy origin (https, localhost, 127.0.0.1), `same-site` for another port of
  * the same host. Over plain http to another host no `Sec-Fetch-*` is sent, so the dashboard's page
- * sets `Referrer-Policy: same-origin` (routes/dashboard.ts): its own calls then carry `Referer`,
+ * sets `Referrer-Policy: same-origin` (routes/dashboard.ts, and the same `<meta name="referrer">` in dashboard/index.html): its own calls then carry `Referer`,
  * and no other site learns its URL. An `<img>` on another page carries that page's `Referer`, or
  * none under `no-referrer`: refused either way.
  */
