@@ -6,6 +6,7 @@ import http from 'node:http';
 import net from 'node:net';
 import Redis from 'ioredis';
 import { createApp } from './app';
+import { createHttpServer } from './http/server';
 import { loadConfig, type Config } from './config';
 import { createKnex, migrateLatest, openDatabase, type Knex } from './db/knex';
 import { pendingMigrations } from './db/migrationState';
@@ -98,19 +99,11 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
       : undefined;
     deliveries = config.webhooks.delivery.inProcess ? createDeliveryWorker(config, { databaseUrl: db.url, logger, metrics }) : undefined;
     if (deliveries) opened.push(() => deliveries!.stop());
-    server = http.createServer(
-      {
-        // A client that sends its headers or body slowly holds a socket for at most these.
-        requestTimeout: config.httpRequestTimeoutMs,
-        headersTimeout: config.httpHeadersTimeoutMs,
-        // How often those two are checked (Node's default, 30 s, would let a slow client overstay them).
-        connectionsCheckingInterval: Math.min(1000, config.httpHeadersTimeoutMs),
-      },
-      app.koa.callback(),
-    );
-    server.maxConnections = config.httpMaxConnections;
-    // Keep-alive longer than common load balancer idle timeouts so they never reuse a socket we closed.
-    server.keepAliveTimeout = 65_000;
+    server = createHttpServer(app, {
+      requestTimeoutMs: config.httpRequestTimeoutMs,
+      headersTimeoutMs: config.httpHeadersTimeoutMs,
+      maxConnections: config.httpMaxConnections,
+    });
     await listen(server, config.host, config.port);
   } catch (err) {
     await closeOpened();

@@ -1781,6 +1781,7 @@ export interface components {
          *     | 402 | `LICENSE_INACTIVE` | the workspace license is inactive or expired |
          *     | 404 | `NOT_FOUND` | record not indexed, unknown path, unknown monitor |
          *     | 405 | `METHOD_NOT_ALLOWED` | known path, method not offered on it |
+         *     | 408 | `REQUEST_TIMEOUT` | the HTTP server's own answer: headers or body did not arrive within its timeouts |
          *     | 409 | `MONITOR_LIMIT_REACHED` | the workspace already has 1000 monitors |
          *     | 409 | `SECRET_ALREADY_REVEALED` | a monitor's webhook secret was already revealed once |
          *     | 409 | `SECRET_ROTATION_IN_PROGRESS` | a monitor's secret was rotated less than 24 h ago (its replaced secret still signs) |
@@ -1790,6 +1791,7 @@ export interface components {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | body is not `application/json` |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | realtime: the `Idempotency-Key` was used with other parameters in the last 24 hours |
          *     | 429 | `RATE_LIMIT_EXCEEDED` | a rate-limit window is exhausted |
+         *     | 431 | `REQUEST_HEADERS_TOO_LARGE` | the HTTP server's own answer: request line and headers over 16 KiB (a long URL or cursor, a long `If-None-Match`) |
          *     | 451 | `DATA_SUBJECT_BLOCKED` | record withdrawn under a privacy request (GDPR / CCPA) |
          *     | 500 | `INTERNAL_ERROR` | unexpected server fault |
          *     | 501 | `NOT_IMPLEMENTED` | operation not served by this release yet |
@@ -1797,7 +1799,7 @@ export interface components {
          *     | 503 | `SERVICE_UNAVAILABLE` | the database is unreachable or did not answer in time; see `Retry-After` |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "SECRET_ROTATION_IN_PROGRESS" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "SECRET_ROTATION_IN_PROGRESS" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_HEADERS_TOO_LARGE" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
         /** @description Body of every error response. */
         ErrorResponse: {
             /** @description Human-readable explanation; for 400 it names the offending parameter. The wording may change at any time: do not parse it. */

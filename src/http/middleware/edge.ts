@@ -128,7 +128,7 @@ function jsonNumber(n: number): string {
 }
 
 /** `req_` and 32 hex digits: a random UUID without its dashes (randomUUID draws from a cached entropy pool). */
-function newRequestId(): string {
+export function newRequestId(): string {
   const u = randomUUID();
   return `req_${u.slice(0, 8)}${u.slice(9, 13)}${u.slice(14, 18)}${u.slice(19, 23)}${u.slice(24)}`;
 }

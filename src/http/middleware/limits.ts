@@ -93,6 +93,15 @@ export class Limits {
   /** The windows an answer shows: those recorded on the request, else the address's anonymous window. */
   quotasFor(ctx: AppContext): MaybePromise<QuotaState> {
     if (ctx.state.quotas) return ctx.state.quotas;
+    return this.quotasOfAddress(clientAddress(ctx));
+  }
+
+  /**
+   * The anonymous window of a client address, without counting: what an answer shows when no
+   * principal is known (also the HTTP server's own answers to requests it could not parse:
+   * http/clientError.ts). Never fails: an unreachable store reports a fresh window.
+   */
+  quotasOfAddress(address: string): MaybePromise<QuotaState> {
     const { rateLimits, anonymousRateLimit } = this.deps;
     const fresh = (): QuotaState => {
       // Never fail an answer because the limiter store is unreachable: report a fresh window.
@@ -100,7 +109,7 @@ export class Limits {
       return { workspace: { limit: anonymousRateLimit, remaining: anonymousRateLimit, resetAt } };
     };
     try {
-      const peeked = rateLimits.peekAnonymous(clientAddress(ctx), anonymousRateLimit);
+      const peeked = rateLimits.peekAnonymous(address, anonymousRateLimit);
       return peeked instanceof Promise ? peeked.catch(fresh) : peeked;
     } catch {
       return fresh();
