@@ -123,7 +123,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
     const demo = await ensureDemoWorkspace(db.knex);
     printDemo(url, demo, sampleUsername, live);
     const link = await createSignInLink(db.knex, { workspaceId: demo.workspace_id });
-    process.stdout.write(`Dashboard: open this single-use sign-in link (valid 15 minutes; \`npx enrich dashboard link --workspace ${demo.workspace_id}\` prints another):\n  ${signInUrl(url, link.token)}\n\n`);
+    process.stdout.write(`Dashboard: open this single-use sign-in link (valid 15 minutes; \`npm run enrich -- dashboard link --workspace ${demo.workspace_id}\` prints another):\n  ${signInUrl(url, link.token)}\n\n`);
   }
 
   let stopping: Promise<void> | undefined;
@@ -250,7 +250,7 @@ function printDemo(url: string, demo: Awaited<ReturnType<typeof ensureDemoWorksp
     : [
         '',
         `Demo workspace ${demo.workspace_id} already exists (its key was printed when it was created).`,
-        `New key: npx enrich key create --workspace ${demo.workspace_id} --json`,
+        `New key: npm run enrich -- key create --workspace ${demo.workspace_id} --json`,
         '',
       ];
   const tryIt = [
@@ -266,7 +266,7 @@ function printDemo(url: string, demo: Awaited<ReturnType<typeof ensureDemoWorksp
         `The world is changing: the live-source simulator runs ${sim.speed} simulated seconds per second, and the refresh`,
         'worker re-verifies the lake continuously. Within a minute you should see:',
         ...(username ? [`  curl -s ${auth} "${url}/api/v1/person/check?username=${username}"     # fetched_at moves`] : []),
-        '  npx enrich changes --tail                                        # change-log entries as they are detected',
+        '  npm run enrich -- changes --tail                                 # change-log entries as they are detected',
         `  curl -s ${auth} "${url}/api/v1/person/job-changes?within_months=1"`,
         ...(unloaded ? [`  curl -s ${auth} "${url}/api/v1/person/realtime?username=${unloaded}"   # not in the lake: fetched live, metered`] : []),
         `  curl -s -X POST ${live.control?.url}/control/advance -d '{"days":30}'   # jump the simulated clock ahead`,
