@@ -80,8 +80,11 @@ const LINGER_MS = 2000;
 export function clientErrorHandler(deps: { limits: Limits; logger: Logger; maxHeaderBytes: number }) {
   const answered = new WeakSet<Duplex>();
   return (err: Error & { code?: string }, socket: Duplex): void => {
-    // A reset by the client, or a second error of a socket already answered: nothing to say to it.
-    if (err.code === 'ECONNRESET' || answered.has(socket)) {
+    // A second error of a socket already answered (its parser refuses each later chunk again):
+    // the answer is on its way, and the socket closes after it.
+    if (answered.has(socket)) return;
+    // A reset by the client: nothing to say to it.
+    if (err.code === 'ECONNRESET') {
       socket.destroy();
       return;
     }
