@@ -24,6 +24,10 @@ try {
   process.stderr.write('build: TypeScript is not installed; run `npm ci` first\n');
   process.exit(1);
 }
+// The stamp goes first and comes back last: a build that is interrupted (Ctrl-C during `npm ci`,
+// a killed CI job) leaves no stamp, so bin/enrich.js runs the sources instead of a half-written dist/.
+const stampFile = path.join(root, 'dist', '.built');
+fs.rmSync(stampFile, { force: true });
 const run = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
 if (run.status !== 0) process.exit(run.status ?? 1);
 
@@ -48,4 +52,4 @@ const commitFile = path.join(root, 'dist', 'commit.txt');
 const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' });
 if (head.status === 0 && /^[0-9a-f]{40,64}\s*$/.test(head.stdout)) fs.writeFileSync(commitFile, head.stdout.trim() + '\n');
 else fs.rmSync(commitFile, { force: true });
-fs.writeFileSync(path.join(root, 'dist', '.built'), `${new Date().toISOString()}\n`);
+fs.writeFileSync(stampFile, `${new Date().toISOString()}\n`);

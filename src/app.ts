@@ -33,6 +33,7 @@ import { dashboardRoutes } from './http/routes/dashboard';
 import { RequestCounter } from './http/requestCounter';
 import { sessionAuthenticator } from './http/session';
 import { runSteps, type RequestState, type Step } from './http/state';
+import { clientErrorHandler, MAX_HEADER_BYTES } from './http/clientError';
 import type { Middleware } from 'koa';
 
 export interface AppDeps {
@@ -60,6 +61,8 @@ export interface App {
   rateLimits: RateLimits;
   /** Per-workspace daily request counts, written in batches (the dashboard's usage timeline). */
   requestCounter: RequestCounter;
+  /** The HTTP server's 'clientError' listener: requests its parser refuses, answered in the envelope (http/server.ts). */
+  answerClientError: ReturnType<typeof clientErrorHandler>;
   close(): Promise<void>;
 }
 
@@ -143,6 +146,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     authenticator,
     rateLimits,
     requestCounter,
+    answerClientError: clientErrorHandler({ limits, logger, maxHeaderBytes: MAX_HEADER_BYTES }),
     close: async () => {
       await requestCounter.close();
       await rateLimits.close();

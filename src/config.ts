@@ -43,7 +43,7 @@ export interface Config {
   usageFlushMs: number;
   /**
    * PUBLIC_URL: the address users reach the service at (scheme, host, port). When set, the
-   * dashboard's state-changing calls must carry exactly this Origin; unset, the origin the request
+   * dashboard's calls (every method) must come from exactly this origin; unset, the origin the request
    * itself names (its Host, or X-Forwarded-Host behind TRUST_PROXY).
    */
   publicOrigin: string | undefined;

@@ -6,6 +6,7 @@ import http from 'node:http';
 import net from 'node:net';
 import Redis from 'ioredis';
 import { createApp } from './app';
+import { createHttpServer } from './http/server';
 import { loadConfig, type Config } from './config';
 import { createKnex, migrateLatest, openDatabase, type Knex } from './db/knex';
 import { pendingMigrations } from './db/migrationState';
@@ -106,19 +107,11 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
       : undefined;
     deliveries = config.webhooks.delivery.inProcess ? createDeliveryWorker(config, { databaseUrl: db.url, logger, metrics }) : undefined;
     if (deliveries) opened.push(() => deliveries!.stop());
-    server = http.createServer(
-      {
-        // A client that sends its headers or body slowly holds a socket for at most these.
-        requestTimeout: config.httpRequestTimeoutMs,
-        headersTimeout: config.httpHeadersTimeoutMs,
-        // How often those two are checked (Node's default, 30 s, would let a slow client overstay them).
-        connectionsCheckingInterval: Math.min(1000, config.httpHeadersTimeoutMs),
-      },
-      app.koa.callback(),
-    );
-    server.maxConnections = config.httpMaxConnections;
-    // Keep-alive longer than common load balancer idle timeouts so they never reuse a socket we closed.
-    server.keepAliveTimeout = 65_000;
+    server = createHttpServer(app, {
+      requestTimeoutMs: config.httpRequestTimeoutMs,
+      headersTimeoutMs: config.httpHeadersTimeoutMs,
+      maxConnections: config.httpMaxConnections,
+    });
     await listen(server, config.host, config.port);
   } catch (err) {
     await closeOpened();
@@ -142,7 +135,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
     const demo = await ensureDemoWorkspace(db.knex);
     printDemo(url, demo, sampleUsername, live);
     const link = await createSignInLink(db.knex, { workspaceId: demo.workspace_id });
-    process.stdout.write(`Dashboard: open this single-use sign-in link (valid 15 minutes; \`npx enrich dashboard link --workspace ${demo.workspace_id}\` prints another):\n  ${signInUrl(url, link.token)}\n\n`);
+    process.stdout.write(`Dashboard: open this single-use sign-in link (valid 15 minutes; \`npm run enrich -- dashboard link --workspace ${demo.workspace_id}\` prints another):\n  ${signInUrl(url, link.token)}\n\n`);
   }
 
   let stopping: Promise<void> | undefined;
@@ -271,7 +264,7 @@ function printDemo(url: string, demo: Awaited<ReturnType<typeof ensureDemoWorksp
     : [
         '',
         `Demo workspace ${demo.workspace_id} already exists (its key was printed when it was created).`,
-        `New key: npx enrich key create --workspace ${demo.workspace_id} --json`,
+        `New key: npm run enrich -- key create --workspace ${demo.workspace_id} --json`,
         '',
       ];
   const tryIt = [
@@ -288,7 +281,7 @@ function printDemo(url: string, demo: Awaited<ReturnType<typeof ensureDemoWorksp
         `The world is changing: the live-source simulator runs ${sim.speed} simulated seconds per second, and the refresh`,
         'worker re-verifies the lake continuously. Within a minute you should see:',
         ...(username ? [`  curl -s ${auth} "${url}/api/v1/person/check?username=${username}"     # fetched_at moves`] : []),
-        '  npx enrich changes --tail                                        # change-log entries as they are detected',
+        '  npm run enrich -- changes --tail                                 # change-log entries as they are detected',
         `  curl -s ${auth} "${url}/api/v1/person/job-changes?within_months=1"`,
         ...(unloaded ? [`  curl -s ${auth} "${url}/api/v1/person/realtime?username=${unloaded}"   # not in the lake: fetched live, metered`] : []),
         `  curl -s -X POST ${live.control?.url}/control/advance -d '{"days":30}'   # jump the simulated clock ahead`,

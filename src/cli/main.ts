@@ -1,5 +1,5 @@
 /**
- * The operator command line, package bin `enrich` (`npx enrich ...`). Every command that changes
+ * The operator command line, package bin `enrich` (from a clone: `npm run enrich -- ...` or `node bin/enrich.js ...`). Every command that changes
  * something accepts --json and then prints exactly one JSON object on stdout, for scripts.
  *
  * Startup cost is part of the interface: this module and the ones it imports statically load only

@@ -60,15 +60,27 @@ export function registerMonitorCommands(program: Command, io: CliIo): void {
     .command('rotate-secret')
     .description('Issue a new webhook secret and reveal it once; the old one keeps signing for 24 h')
     .argument('<monitor-id>', 'monitor id', monitorId)
+    .option(
+      '--force',
+      'rotate even within 24 h of the last rotation (a secret that leaked): the secret that rotation replaced stops signing now',
+    )
     .option('--json', 'machine-readable output')
-    .action(async (id: string, opts: { json?: boolean }) => {
+    .action(async (id: string, opts: { force?: boolean; json?: boolean }) => {
       const keys = serverKeys(io);
-      const secret = await withDatabase(io, (db) => lazy.monitors().rotateSecret({ db, keys }, id));
+      const rotated = await withDatabase(io, (db) => lazy.monitors().rotateSecret({ db, keys }, id, { force: opts.force === true }));
+      const dropped = rotated.droppedUntil
+        ? [`Forced: the secret replaced by the previous rotation (it would have signed until ${rotated.droppedUntil.toISOString()}) no longer signs.`]
+        : [];
       print(
         io,
         Boolean(opts.json),
-        { monitor_id: id, secret, previous_signs_for_seconds: 86_400 },
-        `New webhook secret of ${id} (shown once, save it now): ${secret}\nThe previous secret keeps signing deliveries for 24 h.`,
+        {
+          monitor_id: id,
+          secret: rotated.secret,
+          previous_signs_for_seconds: 86_400,
+          ...(opts.force ? { dropped_until: rotated.droppedUntil?.toISOString() ?? null } : {}),
+        },
+        [`New webhook secret of ${id} (shown once, save it now): ${rotated.secret}`, 'The previous secret keeps signing deliveries for 24 h.', ...dropped].join('\n'),
       );
     });
 }

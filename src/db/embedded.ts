@@ -144,6 +144,9 @@ export async function startEmbeddedPostgres(opts: {
     await waitForPort(running, password, 10000);
     return { adminUrl: urlFor(running, password), port: running, dir, owned: false, stop: async () => undefined };
   }
+  // A taken port is found before initdb and the start (seconds), and named with the setting that
+  // moves it, as a taken PORT is (main.ts PortUnavailableError).
+  if (await portInUse(opts.port)) throw new EmbeddedPortTakenError(opts.port);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   releaseExitHooks();
   const fresh = !fs.existsSync(path.join(dir, 'PG_VERSION'));
@@ -183,11 +186,9 @@ export async function startEmbeddedPostgres(opts: {
     await server.start();
   } catch (err) {
     // The package rejects with no reason when the postmaster exits early (typically: port taken).
-    const busy = await portInUse(opts.port);
-    throw new Error(
-      `embedded PostgreSQL in ${dir} did not start on port ${opts.port}` +
-        (busy ? ' (the port is in use by another process)' : err ? `: ${String(err)}` : ''),
-    );
+    // (Taken between the check above and the start.)
+    if (await portInUse(opts.port)) throw new EmbeddedPortTakenError(opts.port);
+    throw new Error(`embedded PostgreSQL in ${dir} did not start on port ${opts.port}${err ? `: ${String(err)}` : ''}`);
   }
   let password = readPassword(dir);
   if (fresh || !password) {
@@ -275,6 +276,16 @@ export function freePort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
+}
+
+/** The embedded PostgreSQL's port (EMBEDDED_PG_PORT) is taken: one line that says which setting to change. */
+export class EmbeddedPortTakenError extends Error {
+  constructor(readonly port: number) {
+    super(
+      `port ${port} on 127.0.0.1, the embedded PostgreSQL's (EMBEDDED_PG_PORT), is already in use by another process: ` +
+        'stop it or set EMBEDDED_PG_PORT to a free port (or DATABASE_URL to use a PostgreSQL of your own)',
+    );
+  }
 }
 
 function portInUse(port: number): Promise<boolean> {

@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   ORIGIN_NOT_ALLOWED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  /** The HTTP server's own answer (http/clientError.ts): the request did not arrive in time. */
+  REQUEST_TIMEOUT: 408,
   MONITOR_LIMIT_REACHED: 409,
   SECRET_ALREADY_REVEALED: 409,
   SECRET_ROTATION_IN_PROGRESS: 409,
@@ -20,6 +22,8 @@ export const ERROR_STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   IDEMPOTENCY_KEY_REUSED: 422,
   RATE_LIMIT_EXCEEDED: 429,
+  /** The HTTP server's own answer (http/clientError.ts): request line and headers over the limit. */
+  REQUEST_HEADERS_TOO_LARGE: 431,
   DATA_SUBJECT_BLOCKED: 451,
   INTERNAL_ERROR: 500,
   NOT_IMPLEMENTED: 501,

@@ -1,7 +1,11 @@
 /**
  * The dashboard's session cookie at the edge: reads it into a principal for the authenticate
- * middleware (only when no Authorization header is sent), checks `Origin` on state-changing calls
- * made with it, and writes and clears it.
+ * middleware (only when no Authorization header is sent), checks that every call made with it
+ * comes from the dashboard's own origin, and writes and clears it.
+ *
+ * Every call, GET included: reads are not harmless here. `GET /person/realtime` is metered, and
+ * SameSite=Strict does not stop a page on another port of the same host (same site), so an
+ * `<img src>` there spent the workspace's calls with the cookie (issue 32).
  */
 import type { Knex } from 'knex';
 import { AppError } from '../domain/errors';
@@ -10,7 +14,6 @@ import type { Principal } from '../domain/auth/principal';
 import type { AppContext } from './state';
 
 export const SESSION_COOKIE = 'enrich_session';
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * The server's own origin: PUBLIC_URL's when set, otherwise the scheme and Host the request reached
@@ -42,6 +45,15 @@ function originOf(value: string): string | undefined {
  * A request carrying none of the three comes from no browser page; it passes only when `required`
  * is false (sign-in, which a script may post with an API key). The server's own origin is
  * `ownOrigin`; another port on the same host is another origin.
+ *
+ * What browsers send on a GET (the case that matters since GETs are checked too): Chromium and
+ * Firefox send `Origin` on a GET only for CORS requests (a cross-origin fetch), never for
+ * same-origin fetches, `<img>` loads or navigations; they send `Sec-Fetch-Site` on every request to
+ * a potentially trustworthy origin (https, localhost, 127.0.0.1), `same-site` for another port of
+ * the same host. Over plain http to another host no `Sec-Fetch-*` is sent, so the dashboard's page
+ * sets `Referrer-Policy: same-origin` (routes/dashboard.ts, and the same `<meta name="referrer">` in dashboard/index.html): its own calls then carry `Referer`,
+ * and no other site learns its URL. An `<img>` on another page carries that page's `Referer`, or
+ * none under `no-referrer`: refused either way.
  */
 export function checkOrigin(ctx: AppContext, required: boolean, publicOrigin?: string): void {
   const own = ownOrigin(ctx, publicOrigin);
@@ -56,7 +68,7 @@ export function checkOrigin(ctx: AppContext, required: boolean, publicOrigin?: s
   if (!sameOrigin) {
     throw new AppError(
       'ORIGIN_NOT_ALLOWED',
-      'The Origin of this request is not this server: state-changing calls with a dashboard session must come from the dashboard.',
+      'The Origin of this request is not this server: calls with a dashboard session must come from the dashboard.',
     );
   }
 }
@@ -68,7 +80,7 @@ export function sessionAuthenticator(db: Knex, opts: { idleSeconds?: number; pub
     if (!token) return undefined;
     const found = await resolveSession(db, token, opts.idleSeconds ?? SESSION_IDLE_SECONDS);
     if (!found) return undefined;
-    if (!SAFE_METHODS.has(ctx.method)) checkOrigin(ctx, true, opts.publicOrigin);
+    checkOrigin(ctx, true, opts.publicOrigin);
     ctx.state.session = found;
     return found.principal;
   };

@@ -1,7 +1,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { Operation } from 'openapi-backend';
 import type { Principal } from '../domain/auth/principal';
-import type { QuotaState } from '../domain/ratelimit/rateLimits';
+import type { Grant, QuotaState } from '../domain/ratelimit/rateLimits';
 import type { SessionContext } from '../domain/workspaces/sessions';
 
 /** What the middleware chain learns about a request, in the order it learns it. */
@@ -14,6 +14,8 @@ export interface RequestState {
   /** Set when the principal came from the dashboard's session cookie (http/session.ts). */
   session?: SessionContext;
   quotas?: QuotaState;
+  /** The points the rate-limit step took for this request (limits.ts gives them back on a 5xx). */
+  granted?: Grant;
   /** Non-contract routes (docs, raw spec, metrics) opt out of the JSON envelope. */
   raw?: boolean;
   body?: unknown;

@@ -139,5 +139,21 @@ describe('the typed client, packed and installed like a partner does', () => {
     expect(new Set(feed.map(([id]) => id)).size).toBe(3);
     expect(lines[1]).toEqual({ after_first: feed.slice(1).map(([id]) => id) });
     expect(lines[2]).toEqual({ history_error: { status: 404, code: expect.any(String) } });
+
+    // The package is ESM only; a CommonJS program (the README says so) can still require() it on the
+    // Node.js versions this project supports (require of an ES module: Node 20.19+, 22.12+), and import() it anywhere.
+    fs.writeFileSync(
+      path.join(project, 'legacy.cjs'),
+      `const { createEnrichClient } = require('@enrich/client');
+const enrich = createEnrichClient({ apiKey: process.env.ENRICH_API_KEY, baseUrl: process.env.ENRICH_BASE_URL });
+import('@enrich/client').then(async (esm) => {
+  const { response } = await enrich.GET('/account');
+  process.stdout.write(JSON.stringify({ required: typeof createEnrichClient, imported: esm.createEnrichClient === createEnrichClient, status: response.status }) + '\\n');
+});
+`,
+    );
+    const legacy = await run(process.execPath, [path.join(project, 'legacy.cjs')], project, { ENRICH_BASE_URL: baseUrl, ENRICH_API_KEY: key });
+    expect(legacy.stderr).toBe('');
+    expect(JSON.parse(legacy.stdout)).toEqual({ required: 'function', imported: true, status: 200 });
   }, 300_000);
 });

@@ -110,6 +110,26 @@ async function signInByLink(workspaceId: string, member?: string): Promise<void>
 
 const describeBrowser = haveChromium ? describe : describe.skip;
 
+/** A host name Chromium resolves to 127.0.0.1 (launch flag below); `.test` is reserved (RFC 2606). */
+const PLAIN_HOST = 'dashboard.test';
+
+/** The requests the server answers from now on whose path starts with `prefix`: headers received, status sent. */
+function answersTo(prefix: string) {
+  const list: { url: string; method: string; status: number; headers: http.IncomingHttpHeaders }[] = [];
+  const listener = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (req.url?.startsWith(prefix)) res.once('finish', () => list.push({ url: req.url!, method: req.method!, status: res.statusCode, headers: req.headers }));
+  };
+  server.on('request', listener);
+  return { list, stop: () => server.off('request', listener) };
+}
+
+/** The workspace's realtime calls this period, as the API reports them (with the owner's key). */
+async function realtimeCalls(key: string): Promise<number> {
+  const res = await api('/account', key);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { data: { usage: { realtime_calls: number } } }).data.usage.realtime_calls;
+}
+
 describeBrowser('the workspace dashboard in Chromium', () => {
   beforeAll(async () => {
     // What `npm run build:dashboard` runs (npm start and npm test run it too).
@@ -143,7 +163,12 @@ describeBrowser('the workspace dashboard in Chromium', () => {
       headless: true,
       viewport: { width: 1280, height: 900 },
       // The machine's network is closed: without these flags Chromium hangs on background calls.
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+        // A plain-http host name for this server (not "potentially trustworthy", unlike 127.0.0.1:
+        // Chromium sends it no Sec-Fetch-* headers), for the dashboard's session check by Referer.
+        `--host-resolver-rules=MAP ${PLAIN_HOST} 127.0.0.1`,
+      ],
       timeout: 60_000,
     });
     await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
@@ -395,6 +420,68 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     await page.click('summary:has-text("Whole record")');
     expect(await page.textContent('[data-testid="record"] pre')).toContain(JSON.stringify(XSS.headline));
     expect(await page.evaluate(() => window.__xss as number | undefined)).toBeUndefined();
+  });
+
+  it('an <img> on a page of another port of 127.0.0.1 (same site: the SameSite=Strict cookie goes along) spends no realtime call: 403', async () => {
+    // The owner is signed in (this browser holds the session cookie). A page of another server on
+    // this host, as an attacker's local page or a dev server would be.
+    const path_ = `/api/v1/person/realtime?username=${world.person(0).username}&max_age=31536000`;
+    const target = `${base}${path_}`;
+    const attacker = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><title>elsewhere</title><img id="x" src="${target}">`);
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    const elsewhere = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`;
+    const before = await realtimeCalls(owner.key);
+    // What the server received and answered (Chromium's ORB hides a JSON answer to an <img> from the page).
+    const answers = answersTo(path_);
+    const other = await browser!.newPage();
+    try {
+      await other.goto(elsewhere);
+      const [seen] = await eventually(async () => answers.list.length > 0 && answers.list, 30_000);
+      // The browser sent the session, and said the page is of the same site, not the same origin.
+      expect(seen!.headers.cookie ?? '').toContain('enrich_session=');
+      expect(seen!.headers['sec-fetch-site']).toBe('same-site');
+      expect(seen!.headers.origin).toBeUndefined();
+      // 403, not 401: the session was found, and refused for where the call came from.
+      expect(seen!.status).toBe(403);
+    } finally {
+      answers.stop();
+      await other.close();
+      // (Chromium keeps its connection to the page's server alive: close it, or close() waits for it.)
+      attacker.closeAllConnections();
+      await new Promise((r) => attacker.close(r));
+    }
+    expect(await realtimeCalls(owner.key)).toBe(before);
+    // The control: the same call from the dashboard's own page is answered and metered.
+    const own = await page.evaluate(async (url: string) => (await fetch(url)).status, target);
+    expect(own).toBe(200);
+    expect(await realtimeCalls(owner.key)).toBe(before + 1);
+  });
+
+  it('over plain http by a host name (no Sec-Fetch-Site sent), the dashboard\'s own reads pass by their Referer', async () => {
+    const port = (server.address() as AddressInfo).port;
+    const plain = `http://${PLAIN_HOST}:${port}`;
+    const answers = answersTo('/api/v1/');
+    const other = await browser!.newPage();
+    try {
+      const link = await createSignInLink(h.knex, { workspaceId: owner.workspaceId });
+      await other.goto(`${plain}/dashboard/#token=${link.token}`);
+      await other.waitForSelector('[data-testid="license-status"]', { timeout: 30_000 }).catch(() => undefined);
+      const reads = answers.list.filter((a) => a.method === 'GET');
+      expect(reads.length).toBeGreaterThan(0);
+      for (const read of reads) {
+        expect({ url: read.url, status: read.status }).toEqual({ url: read.url, status: 200 });
+        expect(read.headers['sec-fetch-site']).toBeUndefined();
+        expect(read.headers.origin).toBeUndefined();
+        expect(read.headers.referer).toBe(`${plain}/dashboard/`);
+      }
+      expect(await other.textContent('[data-testid="license-status"]')).toBe('active');
+    } finally {
+      answers.stop();
+      await other.close();
+    }
   });
 
   it('shows a 429 with its wait time', async () => {

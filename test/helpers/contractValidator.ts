@@ -70,6 +70,9 @@ function responsesOf(operation: Operation): Record<string, ResponseObject> {
   return responses;
 }
 
+/** Statuses only the HTTP server's parser answers (http/clientError.ts), documented once in the contract's "Errors". */
+const PARSER_STATUSES = [408, 431];
+
 /** Returns a list of problems; empty means the response is inside the contract. */
 export async function contractProblems(method: string, path: string, res: HttpResponse): Promise<string[]> {
   const api = await router();
@@ -87,7 +90,12 @@ export async function contractProblems(method: string, path: string, res: HttpRe
   let schema: object | undefined;
   let documented: ResponseObject | undefined;
   let key: string;
-  if (!operation) {
+  if (PARSER_STATUSES.includes(res.status) && !(operation && responsesOf(operation)[String(res.status)])) {
+    // The HTTP server's own answers to a request its parser refused (the contract's "Errors": 408,
+    // 431), before any operation is matched: the shared error shape, whatever the path.
+    schema = errorResponseSchema();
+    key = 'ErrorResponse';
+  } else if (!operation) {
     // Unknown paths and wrong methods are answered outside any operation, in the shared error shape.
     if (![404, 405].includes(res.status)) problems.push(`unmatched route answered ${res.status}, expected 404 or 405`);
     schema = errorResponseSchema();

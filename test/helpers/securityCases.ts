@@ -1,11 +1,14 @@
 /**
  * The shared security cases, run for every protected operation so a new operation cannot forget
  * them: no key, malformed key, unknown key, revoked key -> 401 API_KEY_INVALID with one identical
- * message; inactive and expired licenses -> 402 LICENSE_INACTIVE; none of them consumes rate limit.
+ * message; inactive and expired licenses -> 402 LICENSE_INACTIVE; none of them consumes rate limit;
+ * the dashboard's session cookie sent from another origin -> 403 ORIGIN_NOT_ALLOWED, whatever the
+ * method (issue 32: GETs were let through, realtime among them).
  */
 import type supertest from 'supertest';
 import { generateApiKey } from '../../src/domain/auth/apiKey';
 import { revokeKey, setLicense } from '../../src/domain/workspaces/admin';
+import { sessionCookie } from './workspace';
 import type { ContractOperation } from './operations';
 import type { Harness } from './harness';
 
@@ -38,6 +41,21 @@ export function runSecurityCases(getHarness: () => Harness, operations: Contract
       // None of those consumed the workspace's window.
       const ok = await h.get('/api/v1/account', key);
       expect(ok.body.quotas.rate_limit.workspace.remaining).toBe(49);
+    });
+
+    it('answers 403 ORIGIN_NOT_ALLOWED to a dashboard session used from another origin, without consuming quota', async () => {
+      const h = getHarness();
+      const { key } = await h.workspace({ rateLimit: 30 });
+      // Signed in as a script would (no browser header: allowed for sign-in only).
+      const cookie = sessionCookie(await h.send(h.http.post('/api/v1/workspace/sessions').send({ api_key: key })));
+      let t: supertest.Test = (h.http as unknown as Record<string, (p: string) => supertest.Test>)[op.method.toLowerCase()](op.path);
+      t = t.set('Cookie', cookie).set('Origin', 'https://evil.example');
+      if (op.hasBody) t = t.send({});
+      const res = await h.send(t);
+      expect([res.status, res.body.code]).toEqual([403, 'ORIGIN_NOT_ALLOWED']);
+      // Nothing of the workspace's window was used (this call is the first to count).
+      const ok = await h.get('/api/v1/account', key);
+      expect(ok.body.quotas.rate_limit.workspace).toMatchObject({ limit: 30, remaining: 29 });
     });
 
     if (!op.licensed) {

@@ -1799,10 +1799,11 @@ export interface components {
          *     | 400 | `INVALID_CURSOR` | list `cursor` malformed, altered, or from another query (other operation or filters) |
          *     | 401 | `API_KEY_INVALID` | missing, malformed, unknown or revoked API key; no live dashboard session |
          *     | 403 | `OWNER_REQUIRED` | a member asked for what only the workspace owner may do |
-         *     | 403 | `ORIGIN_NOT_ALLOWED` | a state-changing call with the session cookie from another origin |
+         *     | 403 | `ORIGIN_NOT_ALLOWED` | a call with the dashboard's session cookie (any method) from another origin |
          *     | 402 | `LICENSE_INACTIVE` | the workspace license is inactive or expired |
          *     | 404 | `NOT_FOUND` | record not indexed, unknown path, unknown monitor |
          *     | 405 | `METHOD_NOT_ALLOWED` | known path, method not offered on it |
+         *     | 408 | `REQUEST_TIMEOUT` | the HTTP server's own answer: headers or body did not arrive within its timeouts |
          *     | 409 | `MONITOR_LIMIT_REACHED` | the workspace already has 1000 monitors |
          *     | 409 | `SECRET_ALREADY_REVEALED` | a monitor's webhook secret was already revealed once |
          *     | 409 | `SECRET_ROTATION_IN_PROGRESS` | a monitor's secret was rotated less than 24 h ago (its replaced secret still signs) |
@@ -1812,6 +1813,7 @@ export interface components {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | body is not `application/json` |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | realtime: the `Idempotency-Key` was used with other parameters in the last 24 hours |
          *     | 429 | `RATE_LIMIT_EXCEEDED` | a rate-limit window is exhausted |
+         *     | 431 | `REQUEST_HEADERS_TOO_LARGE` | the HTTP server's own answer: request line and headers over 16 KiB (a long URL or cursor, a long `If-None-Match`) |
          *     | 451 | `DATA_SUBJECT_BLOCKED` | record withdrawn under a privacy request (GDPR / CCPA) |
          *     | 500 | `INTERNAL_ERROR` | unexpected server fault |
          *     | 501 | `NOT_IMPLEMENTED` | operation not served by this release yet |
@@ -1819,7 +1821,7 @@ export interface components {
          *     | 503 | `SERVICE_UNAVAILABLE` | the database is unreachable or did not answer in time; see `Retry-After` |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "SECRET_ROTATION_IN_PROGRESS" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "SECRET_ROTATION_IN_PROGRESS" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_HEADERS_TOO_LARGE" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
         /** @description Body of every error response. */
         ErrorResponse: {
             /** @description Human-readable explanation; for 400 it names the offending parameter. The wording may change at any time: do not parse it. */
@@ -3544,6 +3546,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description `ORIGIN_NOT_ALLOWED`: a call made with the dashboard's session cookie (any method, reads included: some are metered) that does not come from this server's own origin (`PUBLIC_URL`, else the scheme and host the request was sent to): its `Origin` is another origin or `null`, or, without `Origin`, `Sec-Fetch-Site` is not `same-origin` or `Referer` is another origin, or none of the three is sent. Calls with an `Authorization` header are never refused this way. */
+        OriginNotAllowed: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description Not Modified: the `If-None-Match` of the request holds the current `ETag`, so the answer you already have is still exact (byte for byte). No body. It carries the request id and the rate-limit headers like any answer, and it **counts against the rate limit** like a 200: the limit meters the work of a request (authentication, the lookup and the digest are all done to decide the 304), not the bytes sent, and a limit that a 304 did not consume would let a client poll as fast as it likes. What a 304 saves is the transfer of the record (5–10 KB for a person). */
         NotModified: {
             headers: {
@@ -3593,18 +3607,6 @@ export interface components {
         };
         /** @description The request is malformed (`VALIDATION_ERROR`): a parameter or body field is missing, has the wrong type or is out of bounds, the JSON is malformed, or the body has an unknown field. The message names the parameter. Lists answer `INVALID_CURSOR` for a `cursor` that is malformed or belongs to another query (another operation or other filters): start the walk again without it. Do not retry unchanged. */
         BadRequestList: {
-            headers: {
-                "x-request-id": components["headers"]["XRequestId"];
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorResponse"];
-            };
-        };
-        /** @description `ORIGIN_NOT_ALLOWED`: a state-changing call made with the dashboard's session cookie that does not come from this server's own origin (`PUBLIC_URL`, else the scheme and host the request was sent to): its `Origin` is another origin or `null`, or, without `Origin`, `Sec-Fetch-Site` is not `same-origin` or `Referer` is another origin, or none of the three is sent. Calls with an `Authorization` header are never refused this way. */
-        OriginNotAllowed: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3692,7 +3694,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The caller is authenticated but may not do this: `OWNER_REQUIRED` for a member calling what only the workspace owner may do, `ORIGIN_NOT_ALLOWED` for a state-changing call made with the dashboard's session cookie whose `Origin` header is missing or is not this server's origin. */
+        /** @description The caller is authenticated but may not do this: `OWNER_REQUIRED` for a member calling what only the workspace owner may do, `ORIGIN_NOT_ALLOWED` for a call made with the dashboard's session cookie that does not come from this server's own origin (see `OriginNotAllowed`). */
         Forbidden: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -4028,6 +4030,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4082,6 +4085,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4138,6 +4142,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
@@ -4202,6 +4207,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4262,6 +4268,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4322,6 +4329,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4382,6 +4390,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4544,6 +4553,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4603,6 +4613,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4664,6 +4675,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
             500: components["responses"]["InternalError"];
@@ -4733,6 +4745,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4821,6 +4834,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4871,6 +4885,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4909,6 +4924,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -4964,6 +4980,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -5014,6 +5031,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             451: components["responses"]["DataSubjectBlocked"];
@@ -5074,6 +5092,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -5141,6 +5160,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -5210,6 +5230,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -5241,6 +5262,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5355,6 +5377,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -5461,6 +5484,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5534,6 +5558,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5650,6 +5675,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5729,6 +5755,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OriginNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5854,6 +5881,7 @@ export interface operations {
             400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -101,15 +101,21 @@ export async function rotateSecret(
   id: string,
   ciphertext: string,
   previousExpiresInSeconds: number,
-): Promise<{ outcome: 'rotated' } | { outcome: 'in_progress'; until: Date } | { outcome: 'not_found' }> {
-  const { rowCount } = await db.raw<{ rowCount: number }>(
-    `update monitors set previous_secret_ciphertext = secret_ciphertext,
+  opts: { force?: boolean } = {},
+): Promise<{ outcome: 'rotated'; droppedUntil: Date | null } | { outcome: 'in_progress'; until: Date } | { outcome: 'not_found' }> {
+  // The row's values before the update (a FROM row locked first): a forced rotation reports the
+  // secret it stopped before its time.
+  const { rows } = await db.raw<{ rows: { dropped_until: Date | null }[] }>(
+    `update monitors m set previous_secret_ciphertext = m.secret_ciphertext,
        previous_secret_expires_at = now() + make_interval(secs => ?),
        secret_ciphertext = ?, secret_revealed_at = now()
-     where id = ? and (previous_secret_expires_at is null or previous_secret_expires_at <= now())`,
-    [previousExpiresInSeconds, ciphertext, id],
+     from (select id, previous_secret_expires_at from monitors where id = ? for update) old
+     where m.id = old.id
+       and (? or old.previous_secret_expires_at is null or old.previous_secret_expires_at <= now())
+     returning case when old.previous_secret_expires_at > now() then old.previous_secret_expires_at end as dropped_until`,
+    [previousExpiresInSeconds, ciphertext, id, opts.force === true],
   );
-  if ((rowCount ?? 0) > 0) return { outcome: 'rotated' };
+  if (rows.length) return { outcome: 'rotated', droppedUntil: rows[0]!.dropped_until };
   const row = await db('monitors').select('previous_secret_expires_at').where({ id }).first();
   return row ? { outcome: 'in_progress', until: row.previous_secret_expires_at as Date } : { outcome: 'not_found' };
 }

@@ -142,19 +142,32 @@ export const ROTATION_OVERLAP_SECONDS = 24 * 3600;
  * another rotation is a 409 SECRET_ROTATION_IN_PROGRESS. Otherwise it would push that secret out
  * before its 24 h (and, of concurrent rotations, hand out secrets that never signed anything:
  * issue 20): every secret handed out signs until 24 h after it is replaced.
+ *
+ * `force` (the operator's CLI only, `--force`; never the API): a secret that leaked must be
+ * replaceable at once, not a day later. The rotation then happens anyway: the secret the last
+ * rotation replaced stops signing now (reported as `dropped_until`, the end it had), and the
+ * current one becomes the one that signs 24 h more beside the new one, so receivers switch over
+ * without failed verifications. Its leak does not matter for that: a receiver that verifies with
+ * the new secret refuses what the leaked one signs.
  */
-export async function rotateSecret(deps: Pick<MonitorDeps, 'db' | 'keys'>, id: string): Promise<string> {
+export async function rotateSecret(deps: Pick<MonitorDeps, 'db' | 'keys'>, id: string, opts: { force?: boolean } = {}): Promise<RotatedSecret> {
   const secret = generateWebhookSecret();
-  const rotated = await repo.rotateSecret(deps.db, id.toLowerCase(), deps.keys.encrypt(secret), ROTATION_OVERLAP_SECONDS);
+  const rotated = await repo.rotateSecret(deps.db, id.toLowerCase(), deps.keys.encrypt(secret), ROTATION_OVERLAP_SECONDS, opts);
   if (rotated.outcome === 'not_found') throw monitorNotFound();
   if (rotated.outcome === 'in_progress') {
     throw new AppError(
       'SECRET_ROTATION_IN_PROGRESS',
       `This monitor's secret was rotated less than 24 h ago: the secret that rotation replaced signs until ${rotated.until.toISOString()}, ` +
-        'and the current one is the secret that rotation returned. Rotate again after that time.',
+        'and the current one is the secret that rotation returned. Rotate again after that time (an operator can force it: `enrich monitor rotate-secret ID --force`).',
     );
   }
-  return secret;
+  return { secret, droppedUntil: rotated.droppedUntil };
+}
+
+export interface RotatedSecret {
+  secret: string;
+  /** A forced rotation only: the end the secret it stopped signing early would have had. */
+  droppedUntil: Date | null;
 }
 
 /** The secrets in clear that sign a delivery of this monitor now (current first). */

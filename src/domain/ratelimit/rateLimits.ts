@@ -27,6 +27,12 @@
  * back): member first, so a request the member window refuses never touches the workspace window;
  * a request the workspace then refuses gives its member point back.
  *
+ * An admitted request the server then fails to answer (5xx: the database or the live source down
+ * or too slow, a fault) gives its points back too (`giveBack`, called by the edge with the final
+ * status): its 503 tells the client to retry after `Retry-After`, and that retry must not find the
+ * window used up by the server's own failures. (Under load, a burst of 503s from a starved
+ * database pool used up a workspace's window while it got half its 200s: issue 32.)
+ *
  * With Redis, a command that fails or outlasts the client's command timeout opens a breaker
  * (sharedStore.ts): every instance then limits in its own memory until Redis answers again.
  */
@@ -48,6 +54,8 @@ export interface QuotaState {
 export interface Decision {
   allowed: boolean;
   quotas: QuotaState;
+  /** An admitted request's points (its windows and their keys), for `giveBack`. */
+  granted?: Grant;
   /** Which window refused the request, and seconds until it admits one again (>= 1). */
   refusedBy?: 'workspace' | 'member';
   retryAfterSeconds?: number;
@@ -61,6 +69,11 @@ export interface PrincipalLimits {
 }
 
 export type RateLimitStoreState = SharedStoreState | 'not_configured';
+
+/** The points an admitted request took: one per window (scope, key, aligned window index). */
+export interface Grant {
+  readonly points: readonly { scope: Scope; id: string; index: number }[];
+}
 
 /**
  * A value, or the promise of one. The in-memory windows answer synchronously (no promise, no
@@ -76,7 +89,7 @@ function chain<T, U>(v: MaybePromise<T>, f: (value: T) => MaybePromise<U>): Mayb
 
 const UNBOUNDED = 2_000_000_000;
 
-type Scope = 'ws' | 'member' | 'anon' | 'authfail';
+export type Scope = 'ws' | 'member' | 'anon' | 'authfail';
 
 /**
  * This instance's windows: one map of counts per aligned window index, the current and the
@@ -250,7 +263,13 @@ export class RateLimits {
 
   /** The workspace window's verdict; a refusal gives the member's point back. */
   private afterWorkspace(p: PrincipalLimits, w: Taken, member: WindowState | undefined, now: number): MaybePromise<Decision> {
-    if (w.allowed) return { allowed: true, quotas: member ? { workspace: w.window, member } : { workspace: w.window } };
+    if (w.allowed) {
+      const index = this.index(now);
+      const ws = { scope: 'ws' as const, id: p.workspaceId, index };
+      return member
+        ? { allowed: true, quotas: { workspace: w.window, member }, granted: { points: [{ scope: 'member', id: p.accountId, index }, ws] } }
+        : { allowed: true, quotas: { workspace: w.window }, granted: { points: [ws] } };
+    }
     if (!member) return this.refuse({ workspace: w.window }, 'workspace', w.retryAfterMs);
     const restored = { ...member, remaining: Math.min(member.limit, member.remaining + 1) };
     return chain(this.counters.member.reward(p.accountId, this.index(now)), () =>
@@ -277,9 +296,26 @@ export class RateLimits {
 
   /** Unauthenticated traffic (GET /health) is limited per client address. */
   consumeAnonymous(address: string, limit: number): MaybePromise<Decision> {
-    return chain(this.take('anon', address, limit, this.now()), (a) =>
-      a.allowed ? { allowed: true, quotas: { workspace: a.window } } : this.refuse({ workspace: a.window }, 'workspace', a.retryAfterMs),
+    const now = this.now();
+    return chain(this.take('anon', address, limit, now), (a) =>
+      a.allowed
+        ? { allowed: true, quotas: { workspace: a.window }, granted: { points: [{ scope: 'anon', id: address, index: this.index(now) }] } }
+        : this.refuse({ workspace: a.window }, 'workspace', a.retryAfterMs),
     );
+  }
+
+  /**
+   * Gives an admitted request's points back (the server failed to answer it: 5xx). Each point goes
+   * back to the window it was taken from; a store that fails meanwhile opens the breaker as any
+   * other command does, and the point is given back in memory.
+   */
+  giveBack(grant: Grant): MaybePromise<void> {
+    let pending: Promise<void> | undefined;
+    for (const { scope, id, index } of grant.points) {
+      const done = this.counters[scope].reward(id, index);
+      if (done instanceof Promise) pending = pending ? pending.then(() => done) : done;
+    }
+    return pending;
   }
 
   peekAnonymous(address: string, limit: number): MaybePromise<QuotaState> {

@@ -49,6 +49,20 @@ const RANGE_NAMES: Record<string, string> = {
   discard: 'discard-only (100::/64)',
 };
 
+/**
+ * What a developer with a receiver on their own machine or network can do instead (the refusal
+ * alone left them guessing): pull the feed with `enrich listen`, which forwards each event to any
+ * local URL; for a loopback receiver, the operator's development-only setting too.
+ */
+function localHint(address: string): string {
+  const loopback = ipaddr.isValid(address) && ipaddr.process(address).range() === 'loopback';
+  return (
+    ' For a receiver on your own machine or network, run `enrich listen --forward-to <its URL>` (it pulls GET /events and' +
+    ' forwards each event, signed like a delivery)' +
+    (loopback ? '; or the operator may set WEBHOOKS_ALLOW_LOOPBACK=1 on the server (development only).' : '.')
+  );
+}
+
 /** The host of a URL as an IP literal (brackets removed), or undefined for a host name. */
 export function ipLiteral(hostname: string): string | undefined {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
@@ -74,7 +88,7 @@ export async function assertWebhookUrlAllowed(text: string, policy: SsrfPolicy, 
   const literal = ipLiteral(host);
   if (literal) {
     const refusal = addressRefusal(literal, policy);
-    if (refusal) throw validationError(`webhook_url: points to a private or internal address: ${refusal}`);
+    if (refusal) throw validationError(`webhook_url: points to a private or internal address: ${refusal}.${localHint(literal)}`);
     return url;
   }
   let addresses: string[];
@@ -86,7 +100,7 @@ export async function assertWebhookUrlAllowed(text: string, policy: SsrfPolicy, 
   if (!addresses.length) throw validationError(`webhook_url: the host ${host} does not resolve`);
   for (const address of addresses) {
     const refusal = addressRefusal(address, policy);
-    if (refusal) throw validationError(`webhook_url: the host ${host} resolves to a private or internal address: ${refusal}`);
+    if (refusal) throw validationError(`webhook_url: the host ${host} resolves to a private or internal address: ${refusal}.${localHint(address)}`);
   }
   return url;
 }

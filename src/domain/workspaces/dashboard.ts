@@ -142,6 +142,6 @@ export async function revealMonitorSecret(deps: Pick<MonitorDeps, 'db' | 'keys'>
 
 export async function rotateMonitorSecret(deps: Pick<MonitorDeps, 'db' | 'keys'>, p: Principal, monitorId: string, now = new Date()) {
   await getMonitor(deps.db, p.workspaceId, monitorId);
-  const secret = await rotateSecret(deps, monitorId);
+  const { secret } = await rotateSecret(deps, monitorId);
   return { secret, previous_secret_valid_until: new Date(now.getTime() + ROTATION_OVERLAP_SECONDS * 1000).toISOString() };
 }

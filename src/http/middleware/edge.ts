@@ -64,6 +64,8 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
         for (const [name, value] of Object.entries(appError.headers)) ctx.set(name, value);
         ctx.body = { error: appError.message, code: appError.code };
       }
+      // An answer the server failed to give does not use up the caller's window (limits.ts).
+      if (ctx.status >= 500 && ctx.state.granted) await limits.giveBack(ctx);
       const body = ctx.body;
       if (!ctx.state.raw && isPlainObject(body)) {
         const quotas = await limits.quotasFor(ctx);
@@ -166,7 +168,7 @@ function jsonNumber(n: number): string {
 }
 
 /** `req_` and 32 hex digits: a random UUID without its dashes (randomUUID draws from a cached entropy pool). */
-function newRequestId(): string {
+export function newRequestId(): string {
   const u = randomUUID();
   return `req_${u.slice(0, 8)}${u.slice(9, 13)}${u.slice(14, 18)}${u.slice(19, 23)}${u.slice(24)}`;
 }

@@ -11,6 +11,8 @@
  *   recently (cached) never reach it and keep working from the same address.
  * - `showWindows` / `quotasFor`: answers that consume nothing (401, 402, unknown paths) still show
  *   the caller's current window.
+ * - `giveBack`: an admitted request the server failed to answer (5xx) does not count; the edge
+ *   calls it with the final status, before the answer shows the windows.
  *
  * The counting itself (sliding windows, memory or Redis) is domain/ratelimit/rateLimits.ts.
  */
@@ -66,6 +68,21 @@ export class Limits {
     }
   }
 
+  /**
+   * The server failed to answer an admitted request (5xx): its points go back to its windows, and
+   * the answer shows the windows with them back. Nothing to do for a request that took none.
+   */
+  giveBack(ctx: AppContext): MaybePromise<void> {
+    const granted = ctx.state.granted;
+    if (!granted) return;
+    ctx.state.granted = undefined;
+    const quotas = ctx.state.quotas;
+    if (quotas) ctx.state.quotas = { workspace: returned(quotas.workspace), ...(quotas.member ? { member: returned(quotas.member) } : {}) };
+    // Never fail or hold an answer on the store: a failing store opens its breaker (rateLimits.ts).
+    const done = this.deps.rateLimits.giveBack(granted);
+    return done instanceof Promise ? done.catch(() => undefined) : done;
+  }
+
   /** Records the principal's current windows on the answer without counting a request (402). */
   showWindows(ctx: AppContext, principal: PrincipalLimits): Promise<void> {
     return Promise.resolve(this.deps.rateLimits.peek(principal)).then((quotas) => {
@@ -76,6 +93,15 @@ export class Limits {
   /** The windows an answer shows: those recorded on the request, else the address's anonymous window. */
   quotasFor(ctx: AppContext): MaybePromise<QuotaState> {
     if (ctx.state.quotas) return ctx.state.quotas;
+    return this.quotasOfAddress(clientAddress(ctx));
+  }
+
+  /**
+   * The anonymous window of a client address, without counting: what an answer shows when no
+   * principal is known (also the HTTP server's own answers to requests it could not parse:
+   * http/clientError.ts). Never fails: an unreachable store reports a fresh window.
+   */
+  quotasOfAddress(address: string): MaybePromise<QuotaState> {
     const { rateLimits, anonymousRateLimit } = this.deps;
     const fresh = (): QuotaState => {
       // Never fail an answer because the limiter store is unreachable: report a fresh window.
@@ -83,7 +109,7 @@ export class Limits {
       return { workspace: { limit: anonymousRateLimit, remaining: anonymousRateLimit, resetAt } };
     };
     try {
-      const peeked = rateLimits.peekAnonymous(clientAddress(ctx), anonymousRateLimit);
+      const peeked = rateLimits.peekAnonymous(address, anonymousRateLimit);
       return peeked instanceof Promise ? peeked.catch(fresh) : peeked;
     } catch {
       return fresh();
@@ -91,8 +117,14 @@ export class Limits {
   }
 }
 
+/** A window with one request given back. */
+function returned(w: QuotaState['workspace']): QuotaState['workspace'] {
+  return { ...w, remaining: Math.min(w.limit, w.remaining + 1) };
+}
+
 function refuseIfUsedUp(ctx: AppContext, decision: Decision): void {
   ctx.state.quotas = decision.quotas;
+  ctx.state.granted = decision.granted;
   if (!decision.allowed) {
     const scope = decision.refusedBy === 'member' ? "this key's member allowance" : 'the rate limit';
     throw new AppError('RATE_LIMIT_EXCEEDED', `Too many requests: ${scope} is used up for this window`, {

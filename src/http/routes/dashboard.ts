@@ -50,7 +50,9 @@ export function dashboardRoutes(): Router<RequestState> {
     ctx.set('Content-Security-Policy', DASHBOARD_CSP);
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('X-Frame-Options', 'DENY');
-    ctx.set('Referrer-Policy', 'no-referrer');
+    // Its own calls carry Referer (the API's session check reads it where a plain-http origin gets
+    // no Sec-Fetch-Site: http/session.ts); no other origin is ever told the dashboard's URL.
+    ctx.set('Referrer-Policy', 'same-origin');
     ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
     ctx.body = body;
   };

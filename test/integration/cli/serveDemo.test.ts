@@ -74,7 +74,8 @@ describe('enrich serve --demo (npm start)', () => {
     const session = await signIn();
     expect(session.status).toBe(201);
     const cookie = session.headers.get('set-cookie')!.split(';')[0];
-    const viaCookie = await fetch(`${url}/api/v1/account`, { headers: { Cookie: cookie } });
+    // As the dashboard's page sends it (every call with the cookie names its origin: issue 32).
+    const viaCookie = await fetch(`${url}/api/v1/account`, { headers: { Cookie: cookie, Referer: dashboardUrl! } });
     expect(((await viaCookie.json()) as { data: { workspace: { name: string } } }).data.workspace.name).toBe('demo');
     expect((await signIn()).status).toBe(401);
     expect(await stop(first.child)).toBe(0);

@@ -61,7 +61,7 @@ describe('npm start (serve --demo, LIVE_SOURCE=simulator)', () => {
     expect(first.body.data.exists).toBe(true);
     // The demo record is re-verified: its fetched_at moves.
     await eventually(async () => (await get(checkUrl)).body.data.fetched_at !== first.body.data.fetched_at, 180_000, 500);
-    // Change-log entries appear (`npx enrich changes`, as the quick start says).
+    // Change-log entries appear (`npm run enrich -- changes`, as the quick start says).
     const changes = await eventually(async () => {
       const { stdout } = await run(process.execPath, [BIN, 'changes', '--json', '--limit', '5'], { env });
       const lines = stdout.trim().split('\n').filter(Boolean);

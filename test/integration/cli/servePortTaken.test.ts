@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../../src/db/embedded';
 import { ENRICH_BIN } from '../../helpers/cli';
 import { testDatabaseUrl } from '../../helpers/harness';
 
@@ -62,6 +63,24 @@ describe('enrich serve on a port that is taken', () => {
       expect(res.exitedByItself).toBe(true);
       expect(res.code).toBe(1);
       expect(errorLines(res.stderr)).toEqual([`enrich: port ${port} on 127.0.0.1 is already in use by another process: stop it or set PORT to a free port`]);
+      expect(fs.existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('the embedded PostgreSQL\'s port taken: one line naming EMBEDDED_PG_PORT, exit 1, nothing started in the data directory', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-pg-port-taken-'));
+    try {
+      const free = await freePort();
+      const res = await serve({ DATABASE_URL: '', ENRICH_DATA_DIR: dataDir, PORT: String(free), EMBEDDED_PG_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+      expect(res.exitedByItself).toBe(true);
+      expect(res.code).toBe(1);
+      expect(errorLines(res.stderr)).toEqual([
+        `enrich: port ${port} on 127.0.0.1, the embedded PostgreSQL's (EMBEDDED_PG_PORT), is already in use by another process: stop it or set EMBEDDED_PG_PORT to a free port (or DATABASE_URL to use a PostgreSQL of your own)`,
+      ]);
+      // Found before initdb: no cluster was made, none runs.
+      expect(fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION'))).toBe(false);
       expect(fs.existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });

@@ -113,6 +113,20 @@ describe('POST /monitors', () => {
     expect(res.body.error).toContain(why);
   });
 
+  it('a receiver on the developer\'s machine or network: the refusal says what to do instead (enrich listen; the loopback setting)', async () => {
+    // The report's case: a local HTTPS receiver by name (resolved by the system resolver).
+    const local = await create(monitorBody({ webhook_url: 'https://localhost:8443/hook' }));
+    expect([local.status, local.body.code]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(local.body.error).toContain('the host localhost resolves to a private or internal address');
+    expect(local.body.error).toContain('enrich listen --forward-to');
+    expect(local.body.error).toContain('WEBHOOKS_ALLOW_LOOPBACK=1');
+    // A private address: only `enrich listen` helps (the loopback setting allows loopback alone).
+    const lan = await create(monitorBody({ webhook_url: 'https://192.168.1.20:8443/hook' }));
+    expect([lan.status, lan.body.code]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(lan.body.error).toContain('enrich listen --forward-to');
+    expect(lan.body.error).not.toContain('WEBHOOKS_ALLOW_LOOPBACK');
+  });
+
   it('accepts a host whose answers are all public (IPv4 and IPv6)', async () => {
     expect((await create(monitorBody({ webhook_url: 'https://hooks6.example.test/x' }))).status).toBe(201);
     expect((await create(monitorBody({ webhook_url: 'https://93.184.215.14:8443/x' }))).status).toBe(201);

@@ -56,7 +56,7 @@ describe('POST /monitors/{id}/test', () => {
     const monitor = (await h.post('/api/v1/monitors', monitorBody({ webhook_url: receiver.url() }), key)).body.monitor;
     const deps = { db: h.knex, keys: testKeys() };
     const before = await revealSecret(deps, monitor.id);
-    const after = await rotateSecret(deps, monitor.id);
+    const after = (await rotateSecret(deps, monitor.id)).secret;
     expect(after).not.toBe(before);
 
     const delivery = (await h.post(`/api/v1/monitors/${monitor.id}/test`, undefined, key)).body.delivery;

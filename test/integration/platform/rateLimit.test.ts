@@ -1,6 +1,8 @@
 import Redis from 'ioredis';
 import { createKey, setRateLimit } from '../../../src/domain/workspaces/admin';
+import { freePort } from '../../../src/db/embedded';
 import { createHarness, type Harness } from '../../helpers/harness';
+import { closeSources, httpSource } from '../../helpers/live';
 
 async function burst(h: Harness, key: string, n: number) {
   return Promise.all(Array.from({ length: n }, () => h.get('/api/v1/account', key)));
@@ -10,12 +12,47 @@ function statuses(answers: { status: number }[]) {
   return { ok: answers.filter((r) => r.status === 200).length, limited: answers.filter((r) => r.status === 429).length };
 }
 
+/** A live source on a port where nothing listens: every realtime call of a subject not in the lake fails for real, at once. */
+async function closedSource() {
+  return httpSource(`http://127.0.0.1:${await freePort()}/`);
+}
+
+/**
+ * Answers the service failed to give (503: here the live source refusing connections) use none of
+ * the caller's windows, workspace and member; the answers themselves show the window untouched;
+ * the admitted count afterwards is the full limit.
+ */
+async function failuresDoNotCount(h: Harness, admit: (key: string, n: number) => Promise<{ status: number }[]>) {
+  const { workspaceId, key } = await h.workspace({ rateLimit: 4 });
+  const member = await h.memberKey(workspaceId, 'failing', 3);
+  for (const k of [key, member]) {
+    // One after another, so each answer's window is the state the one before left.
+    const failed = [];
+    for (let i = 0; i < 6; i++) failed.push(await h.get('/api/v1/person/realtime?username=nobody-in-the-lake', k));
+    for (const res of failed) {
+      expect([res.status, res.body.code]).toEqual([503, 'LIVE_SOURCE_UNAVAILABLE']);
+      expect(res.body.quotas.rate_limit.workspace.remaining).toBe(4);
+    }
+    if (k === member) for (const res of failed) expect(res.body.quotas.rate_limit.member.remaining).toBe(3);
+  }
+  // The member's allowance (3) is whole, and the workspace (4) has one more for the owner.
+  expect(statuses(await admit(member, 5))).toEqual({ ok: 3, limited: 2 });
+  expect(statuses(await admit(key, 3))).toEqual({ ok: 1, limited: 2 });
+}
+
 describe('rate limit, in-memory store', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await createHarness();
+    h = await createHarness({ liveSource: await closedSource() });
   });
-  afterAll(() => h.close());
+  afterAll(async () => {
+    await h.close();
+    await closeSources();
+  });
+
+  it('answers the service failed to give (5xx) use no point of any window', async () => {
+    await failuresDoNotCount(h, (key, n) => burst(h, key, n));
+  });
 
   it('with a limit of 20 and 60 concurrent requests exactly 20 succeed', async () => {
     const { key } = await h.workspace({ rateLimit: 20 });
@@ -130,8 +167,9 @@ describeRedis('rate limit, Redis store (REDIS_URL)', () => {
   beforeAll(async () => {
     redisA = new Redis(redisUrl!, { maxRetriesPerRequest: 1 });
     redisB = new Redis(redisUrl!, { maxRetriesPerRequest: 1 });
-    a = await createHarness({ redis: redisA });
-    b = await createHarness({ redis: redisB });
+    const source = await closedSource();
+    a = await createHarness({ redis: redisA, liveSource: source });
+    b = await createHarness({ redis: redisB, liveSource: source });
     expect(a.app.rateLimits.store).toBe('redis');
   });
   afterAll(async () => {
@@ -139,6 +177,12 @@ describeRedis('rate limit, Redis store (REDIS_URL)', () => {
     await b.close();
     await redisA.quit();
     await redisB.quit();
+    await closeSources();
+  });
+
+  it('answers the service failed to give (5xx) on one instance use no point of the shared windows', async () => {
+    // The failures on instance a, the admissions counted on b: the points went back to Redis.
+    await failuresDoNotCount(a, (key, n) => burst(b, key, n));
   });
 
   it('with a limit of 20 and 60 concurrent requests exactly 20 succeed', async () => {

@@ -5,7 +5,7 @@ import { dashboardConfig, signInWithKey, signInWithLink, withCookie } from '../.
 const h = useHarness({ config: dashboardConfig });
 const whoAmI = (cookie?: string) => {
   const t = h.http.get('/api/v1/workspace/sessions/current');
-  return h.send(cookie ? withCookie(t, cookie, null) : t);
+  return h.send(cookie ? withCookie(t, cookie) : t);
 };
 
 describe('GET /workspace/sessions/current', () => {

@@ -37,7 +37,7 @@ describe('GET /workspace/keys', () => {
     expect(theirs.body.results[0].member.role).toBe('owner');
 
     const cookie = await signInWithLink(h, workspaceId);
-    expect((await h.send(withCookie(h.http.get('/api/v1/workspace/keys'), cookie, null))).body.total).toBe(3);
+    expect((await h.send(withCookie(h.http.get('/api/v1/workspace/keys'), cookie))).body.total).toBe(3);
     expect((await h.get('/api/v1/workspace/keys')).status).toBe(401);
     expect((await h.get('/api/v1/workspace/keys?per_page=101', key)).status).toBe(400);
   });

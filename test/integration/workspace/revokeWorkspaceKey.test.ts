@@ -20,7 +20,7 @@ describe('DELETE /workspace/keys/{key_id}', () => {
     expect(res.body.ok).toBe(true);
     await h.authChangesApplied();
     expect((await h.get('/api/v1/account', created.api_key)).status).toBe(401);
-    expect((await h.send(withCookie(h.http.get('/api/v1/account'), session, null))).status).toBe(401);
+    expect((await h.send(withCookie(h.http.get('/api/v1/account'), session))).status).toBe(401);
     const listed = (await h.get('/api/v1/workspace/keys', key)).body.results.find((k: { id: string }) => k.id === created.key.id);
     expect(listed.status).toBe('revoked');
     expect(listed.revoked_at).not.toBeNull();

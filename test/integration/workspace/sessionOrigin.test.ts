@@ -2,12 +2,15 @@
  * Cross-site requests with the dashboard's session cookie, against a server with the README's
  * defaults (PUBLIC_URL unset): the app listens on 127.0.0.1 and is driven by raw HTTP from outside,
  * with the headers an attacker's page (or a page on another port of the same host) makes a browser
- * send. Only the server's own origin (the scheme and Host it was reached with) may change state.
+ * send. Only the server's own origin (the scheme and Host it was reached with) may use the session,
+ * for any method: reads too, since realtime is metered (issue 32). The same attack from a real
+ * browser (an `<img>` on another port) is in test/dashboard/dashboard.test.ts.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { assertInContract } from '../../helpers/contractValidator';
 import { createHarness, type Harness } from '../../helpers/harness';
+import { personRecord, storePersons } from '../../helpers/lakeRecords';
 import { fakeResolver, monitorBody } from '../../helpers/monitors';
 
 interface Answer {
@@ -104,7 +107,30 @@ describe('dashboard session: state changes only from the server\'s own origin (P
     // Nothing happened: the secret is still unrevealed (the owner gets it), the session still signed in.
     const reveal = await send('POST', `/api/v1/workspace/monitors/${monitor.id}/secret`, { Authorization: `Bearer ${ws.key}` });
     expect(reveal.status).toBe(200);
-    expect((await send('GET', '/api/v1/workspace/sessions/current', { Cookie: cookie })).status).toBe(200);
+    expect((await send('GET', '/api/v1/workspace/sessions/current', { Cookie: cookie, Origin: own() })).status).toBe(200);
+  });
+
+  it.each(ATTACKS)('%s: reads are refused too (403), and the metered realtime call is not metered', async (_label, headersOf) => {
+    const ws = await h.workspace();
+    const person = personRecord({ fetched_at: new Date().toISOString() });
+    await storePersons(h.knex, person);
+    const cookie = await signIn(ws.key);
+    const headers = headersOf(cookie);
+    // The lake's copy is fresh: from the dashboard's own origin this answers 200 from the cache, metered.
+    const calls = [`/api/v1/person/realtime?username=${person.username}&max_age=31536000`, '/api/v1/account', '/api/v1/workspace/sessions/current', '/api/v1/workspace/keys'];
+    for (const path of calls) {
+      for (const method of ['GET', 'HEAD']) {
+        const res = await send(method, path, headers);
+        expect({ method, path, status: res.status }).toEqual({ method, path, status: 403 });
+        if (method === 'GET') expect(res.body.code).toBe('ORIGIN_NOT_ALLOWED');
+      }
+    }
+    const usage = async () => ((await send('GET', '/api/v1/account', { Authorization: `Bearer ${ws.key}` })).body.data as { usage: { realtime_calls: number } }).usage.realtime_calls;
+    expect(await usage()).toBe(0);
+    // The control: the same call from the server's own origin is answered and metered.
+    const fromOwn = await send('GET', calls[0]!, { Cookie: cookie, 'Sec-Fetch-Site': 'same-origin' });
+    expect(fromOwn.status).toBe(200);
+    expect(await usage()).toBe(1);
   });
 
   it('sign-in posted from another site is refused (login CSRF)', async () => {
@@ -117,6 +143,16 @@ describe('dashboard session: state changes only from the server\'s own origin (P
   });
 
   it('the dashboard itself (same origin, by Origin, Sec-Fetch-Site or Referer) still works', async () => {
+    // Reads: as a browser sends them (no Origin on a same-origin GET): Sec-Fetch-Site on https and
+    // loopback, Referer on a plain-http host (the page's Referrer-Policy is same-origin).
+    const reader = await h.workspace();
+    const readerCookie = await signIn(reader.key);
+    for (const signal of [{ 'Sec-Fetch-Site': 'same-origin' }, { Referer: `${own()}/dashboard/` }, { Origin: own() }] as Record<string, string>[]) {
+      for (const path of ['/api/v1/account', '/api/v1/workspace/sessions/current', '/api/v1/workspace/keys']) {
+        expect({ path, signal, status: (await send('GET', path, { Cookie: readerCookie, ...signal })).status }).toEqual({ path, signal, status: 200 });
+      }
+    }
+
     const ws = await h.workspace();
     const monitor = (await h.post('/api/v1/monitors', monitorBody(), ws.key)).body.monitor as { id: string };
     const cookie = await signIn(ws.key);
