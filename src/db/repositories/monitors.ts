@@ -147,8 +147,9 @@ export async function deactivateMonitor(trx: Knex.Transaction, monitorId: string
  * Withdrawal of a subject (lake/suppression.ts, in its transaction): its monitors, in every
  * workspace, are deactivated and lose the slug and the label (which may name the person); their
  * deliveries (tests included, whose subject id is not set) are cancelled if still sendable, and every
- * stored payload loses its diff and subject. A monitor without a subject is never reactivated
- * (deliveries.ts recordSuccesses). Returns the monitors' ids.
+ * stored payload loses its diff and subject; their events (tests included) leave the feed
+ * (event_feed tombstones: the position stays for `after=`, the body goes). A monitor without a
+ * subject is never reactivated (deliveries.ts recordSuccesses). Returns the monitors' ids.
  */
 export async function withdrawSubjectMonitors(trx: Knex.Transaction, type: 'person' | 'company', slugs: readonly string[]): Promise<string[]> {
   if (!slugs.length) return [];
@@ -162,7 +163,10 @@ export async function withdrawSubjectMonitors(trx: Knex.Transaction, type: 'pers
          state = case when state in ('pending', 'failed') then 'cancelled' else state end,
          next_attempt_at = null, completed_at = coalesce(completed_at, now()), lease_token = null, lease_until = null,
          body = (body::jsonb || '{"diff": null, "subject": null}'::jsonb)::text
-        where monitor_id in (select id from m))
+        where monitor_id in (select id from m)),
+     f as (
+       update event_feed set body = null, subject_id = null
+        where monitor_id in (select id from m) and body is not null)
      select id from m`,
     [type, [...new Set(slugs)]] as unknown as Knex.RawBinding[],
   );

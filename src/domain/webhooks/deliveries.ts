@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
 import * as repo from '../../db/repositories/deliveries';
+import { insertFeedEvents } from '../../db/repositories/eventFeed';
 import { deactivateMonitor, findMonitor, markMonitorFailing } from '../../db/repositories/monitors';
 import { AppError, notFound } from '../errors';
 import { listed, pageOf, type ListBody, type PageRequest } from '../paging';
@@ -55,18 +56,15 @@ export async function enqueueTest(db: Knex, workspaceId: string, monitorId: stri
   // A test payload names its subject; a withdrawn one is named nowhere again.
   if (monitor.subject_slug === null) throw dataSubjectBlocked();
   const id = randomUUID();
-  await repo.insertDeliveries(db, [
-    {
-      id,
-      monitor_id: monitor.id,
-      event: TEST_EVENT,
-      change_id: null,
-      subject_id: null,
-      destination: destinationOf(monitor.webhook_url),
-      body: payload(id, TEST_EVENT, monitor.id, new Date(), {}, await monitorSubject(db, monitor.type, monitor.subject_slug)),
-      manual: true,
-    },
-  ]);
+  const body = payload(id, TEST_EVENT, monitor.id, new Date(), {}, await monitorSubject(db, monitor.type, monitor.subject_slug));
+  // The delivery and the feed's event commit together (a withdrawal tombstones the test events of
+  // the subject's monitors by monitor: monitors.ts withdrawSubjectMonitors).
+  await db.transaction(async (trx) => {
+    await insertFeedEvents(trx, [{ id, workspace_id: workspaceId, monitor_id: monitor.id, event: TEST_EVENT, subject_id: null, body }]);
+    await repo.insertDeliveries(trx, [
+      { id, monitor_id: monitor.id, event: TEST_EVENT, change_id: null, subject_id: null, destination: destinationOf(monitor.webhook_url), body, manual: true },
+    ]);
+  });
   return toDelivery((await repo.findDelivery(db, monitor.id, id))!);
 }
 

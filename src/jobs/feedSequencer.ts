@@ -1,0 +1,75 @@
+/**
+ * The event feed's sequencer loop (domain/events/feed.ts sequenceFeed): every SEQUENCE_EVERY_MS,
+ * one short transaction numbers the committed events that have no feed position yet. Every
+ * `enrich serve` and `enrich worker` runs one; an advisory lock lets one pass run at a time per
+ * database, so positions are given in increasing order only and GET /events can page by them
+ * (gapless, in order), with a delay of about one interval after an event's commit, whatever any
+ * other transaction on the server does. A failed pass (database down or slow: each statement is
+ * bounded) is logged once per run of failures and tried again at the next tick; a full batch is
+ * followed by the next pass at once. Once a minute it also deletes events past the retention.
+ */
+import type { Knex } from 'knex';
+import { SEQUENCE_BATCH, SEQUENCE_EVERY_MS, pruneExpiredEvents, sequenceFeed } from '../domain/events/feed';
+import type { Logger } from '../logger';
+import { Nap } from './nap';
+
+export interface FeedSequencerDeps {
+  db: Knex;
+  logger: Logger;
+  /** Default SEQUENCE_EVERY_MS. */
+  everyMs?: number;
+  /** Each statement's bound (default 5 s). */
+  timeoutMs?: number;
+}
+
+const PRUNE_EVERY_MS = 60_000;
+
+export class FeedSequencer {
+  private running: Promise<void> | undefined;
+  private stopping = false;
+  private readonly nap = new Nap();
+  private failing = false;
+  private lastPrune = 0;
+  /** Events numbered by this process since it started. */
+  numbered = 0;
+
+  constructor(private readonly deps: FeedSequencerDeps) {}
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.nap.wake();
+    await this.running;
+  }
+
+  /** One pass (and, when due, the retention's prune); never throws. Returns the events numbered. */
+  async tick(): Promise<number> {
+    const { db, logger } = this.deps;
+    try {
+      const n = await sequenceFeed(db, this.deps.timeoutMs ?? 5_000);
+      this.numbered += n;
+      if (this.failing) logger.info('event feed sequencer: the database answers again');
+      this.failing = false;
+      if (Date.now() - this.lastPrune >= PRUNE_EVERY_MS) {
+        this.lastPrune = Date.now();
+        await pruneExpiredEvents(db);
+      }
+      return n;
+    } catch (err) {
+      if (!this.failing) logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'event feed sequencer: a pass failed; trying again');
+      this.failing = true;
+      return 0;
+    }
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      const n = await this.tick();
+      if (this.stopping) break;
+      if (n < SEQUENCE_BATCH) await this.nap.sleep(this.deps.everyMs ?? SEQUENCE_EVERY_MS);
+    }
+  }
+}
