@@ -150,13 +150,13 @@ export type SharedHarness = Harness & {
  * harness once beforeAll has run.
  */
 export function useHarness(
-  opts: { config?: Partial<Config>; redis?: Redis; workspaceRateLimit?: number; resolveHost?: ResolveHost } = {},
+  opts: { config?: Partial<Config>; redis?: Redis; workspaceRateLimit?: number; resolveHost?: ResolveHost; feed?: boolean } = {},
 ): SharedHarness {
   let harness: Harness | undefined;
   let key: string | undefined;
   const closing = closeQueue();
   beforeAll(async () => {
-    harness = await createHarness({ config: opts.config, redis: opts.redis, resolveHost: opts.resolveHost });
+    harness = await createHarness({ config: opts.config, redis: opts.redis, resolveHost: opts.resolveHost, feed: opts.feed });
     if (opts.workspaceRateLimit !== undefined) key = (await harness.workspace({ rateLimit: opts.workspaceRateLimit })).key;
   });
   afterAll(async () => {

@@ -14,7 +14,7 @@ import { useHarness } from '../../helpers/harness';
 import { eventually } from '../../helpers/live';
 import { fakeResolver } from '../../helpers/monitors';
 
-const h = useHarness({ workspaceRateLimit: 100_000, resolveHost: fakeResolver });
+const h = useHarness({ workspaceRateLimit: 100_000, resolveHost: fakeResolver, feed: true });
 let api: http.Server;
 let receiver: http.Server;
 let child: ChildProcess | undefined;
