@@ -102,7 +102,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
     if (deliveries) opened.push(() => deliveries!.stop());
     // Always here, whatever runs the other jobs: the feed this server answers needs its positions
     // (one pass at a time per database, however many servers and workers run one).
-    sequencer = new FeedSequencer({ db: db.knex, logger });
+    sequencer = new FeedSequencer({ db: db.knex, logger, metrics });
     server = http.createServer(
       {
         // A client that sends its headers or body slowly holds a socket for at most these.

@@ -9,8 +9,9 @@
  * followed by the next pass at once. Once a minute it also deletes events past the retention.
  */
 import type { Knex } from 'knex';
-import { SEQUENCE_BATCH, SEQUENCE_EVERY_MS, pruneExpiredEvents, sequenceFeed } from '../domain/events/feed';
+import { SEQUENCE_BATCH, SEQUENCE_EVERY_MS, feedBacklog, pruneExpiredEvents, sequenceFeed } from '../domain/events/feed';
 import type { Logger } from '../logger';
+import type { Metrics } from '../observability/metrics';
 import { Nap } from './nap';
 
 export interface FeedSequencerDeps {
@@ -20,9 +21,12 @@ export interface FeedSequencerDeps {
   everyMs?: number;
   /** Each statement's bound (default 5 s). */
   timeoutMs?: number;
+  metrics?: Metrics;
 }
 
 const PRUNE_EVERY_MS = 60_000;
+/** The backlog gauges are read again at most this often. */
+const BACKLOG_EVERY_MS = 1_000;
 
 export class FeedSequencer {
   private running: Promise<void> | undefined;
@@ -30,6 +34,7 @@ export class FeedSequencer {
   private readonly nap = new Nap();
   private failing = false;
   private lastPrune = 0;
+  private lastBacklog = 0;
   /** Events numbered by this process since it started. */
   numbered = 0;
 
@@ -51,6 +56,16 @@ export class FeedSequencer {
     try {
       const n = await sequenceFeed(db, this.deps.timeoutMs ?? 5_000);
       this.numbered += n;
+      const metrics = this.deps.metrics;
+      if (metrics) {
+        metrics.feedSequenced.inc(n);
+        if (Date.now() - this.lastBacklog >= BACKLOG_EVERY_MS) {
+          this.lastBacklog = Date.now();
+          const backlog = await feedBacklog(db);
+          metrics.feedUnsequenced.set(backlog.rows);
+          metrics.feedOldestUnsequenced.set(backlog.oldest_seconds);
+        }
+      }
       if (this.failing) logger.info('event feed sequencer: the database answers again');
       this.failing = false;
       if (Date.now() - this.lastPrune >= PRUNE_EVERY_MS) {

@@ -10,7 +10,7 @@ import type { components } from '../../../generated/types';
 import * as repo from '../../db/repositories/deliveries';
 import { insertFeedEvents } from '../../db/repositories/eventFeed';
 import { deactivateMonitor, findMonitor, markMonitorFailing } from '../../db/repositories/monitors';
-import { AppError, notFound } from '../errors';
+import { AppError, dataSubjectBlocked, notFound } from '../errors';
 import { listed, pageOf, type ListBody, type PageRequest } from '../paging';
 import type { AttemptResult, WebhookClient } from './client';
 import { attemptsFor, retryAfterSeconds, retryDelaySeconds } from './schedule';
@@ -18,7 +18,6 @@ import type { ServerKeys } from './secrets';
 import { destinationOf, payload, TEST_EVENT } from './payload';
 import { webhookHeaders } from './signing';
 import { monitorSubject } from './subject';
-import { dataSubjectBlocked } from '../lake/suppression';
 
 export type MonitorDelivery = components['schemas']['MonitorDelivery'];
 
