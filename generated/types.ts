@@ -1000,8 +1000,9 @@ export interface paths {
         /**
          * Delete a monitor (ID in the query)
          * @description Deletes a monitor: it stops receiving events at once (a delivery already under way may still
-         *     arrive) and is no longer listed. Same operation as `DELETE /monitors/{id}`, with the ID in the
-         *     query string as the specification describes it.
+         *     arrive) and is no longer listed. Its events leave the event feed (`GET /events`), but a
+         *     subscriber can still continue `after=` any of them. Same operation as `DELETE /monitors/{id}`,
+         *     with the ID in the query string as the specification describes it.
          *
          *     A monitor that does not exist, was already deleted, or belongs to another workspace is 404
          *     `NOT_FOUND` (existence is never revealed across workspaces). A malformed `id` is 400.
@@ -1032,7 +1033,8 @@ export interface paths {
         /**
          * Delete a monitor (ID in the path)
          * @description Deletes a monitor, with its ID in the path. Same behaviour as `DELETE /monitors?id=`: the monitor
-         *     stops receiving events at once and is no longer listed; an unknown, already deleted or foreign
+         *     stops receiving events at once and is no longer listed (its events leave `GET /events`, whose
+         *     `after=` still continues after any of them); an unknown, already deleted or foreign
          *     monitor is 404 `NOT_FOUND`; a malformed `id` is 400.
          */
         delete: operations["deleteMonitorById"];
@@ -3183,7 +3185,7 @@ export interface components {
             webhook_url: string;
             /** @description Subscribed event types (all events of the type when none were chosen at creation). */
             events: components["schemas"]["MonitorEvent"][];
-            /** @description Whether change events are delivered. A new monitor is active. The service deactivates it (`false`) when its receiver answers 410 Gone or when its deliveries have all failed for 5 days; a 2xx answer to `POST /monitors/{id}/test` or to a redelivery makes it active again. A monitor whose subject was withdrawn under a privacy request (`subject_url: null`) is deactivated for good: nothing about the subject is delivered after the withdrawal, and a test or redelivery never reactivates it. Pausing is not offered by the API. */
+            /** @description Whether change events are delivered to `webhook_url`. A new monitor is active. The service deactivates it (`false`) when its receiver answers 410 Gone or when its deliveries have all failed for 5 days; a 2xx answer to `POST /monitors/{id}/test` or to a redelivery makes it active again. An inactive monitor's events still go to the event feed (`GET /events`). A monitor whose subject was withdrawn under a privacy request (`subject_url: null`) is deactivated for good: nothing about the subject is delivered after the withdrawal, and a test or redelivery never reactivates it. Pausing is not offered by the API. */
             readonly active: boolean;
             /** Format: date-time */
             readonly created_at: string;
