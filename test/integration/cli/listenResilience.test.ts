@@ -129,6 +129,15 @@ h.beforeClose(async () => {
 
 describe('enrich listen loses nothing', () => {
   it('a stopped receiver, a 503, a restarted server and its own restart: every event acknowledged once, in order', async () => {
+    try {
+      await walk();
+    } catch (err) {
+      // What listen and the server printed, to tell a slow machine from a defect.
+      throw new Error(`${(err as Error).message}\n--- enrich listen:\n${listenLog.text.slice(-6000)}\n--- enrich serve:\n${serveLog.text.slice(-3000)}\n--- receiver: ${JSON.stringify(requests)}`);
+    }
+  }, 240_000);
+
+  async function walk() {
     let server = await serve();
     await startReceiver();
     let listener = listen();
@@ -186,7 +195,7 @@ describe('enrich listen loses nothing', () => {
     expect([first, second, third, fourth, fifth, sixth]).toEqual(sent);
     await stop(listener);
     await stop(server);
-  }, 240_000);
+  }
 
   it('refuses a --forward-to that is not a URL, at once', async () => {
     const child = listen('--forward-to', 'notaurl');

@@ -69,8 +69,8 @@ describe('the event feed sequencer', () => {
       expect([...seen].sort()).toEqual([...written].sort());
       const byPosition = (await h.knex('event_feed').where({ workspace_id: workspaceId }).orderBy('position').select('id')).map((r) => r.id);
       expect(seen).toEqual(byPosition);
-      // Both processes' passes ran; the one lock kept their positions apart.
-      expect(sequencers[0]!.numbered + sequencers[1]!.numbered).toBeGreaterThanOrEqual(written.length);
+      // (Other files' sequencers on the run's database may have numbered some of them too: one
+      // pass at a time per database, whoever runs it.)
       await eventually(async () => (await metrics.registry.getSingleMetricAsString('enrich_event_feed_unsequenced')).includes('enrich_event_feed_unsequenced 0'));
       expect(await metrics.registry.getSingleMetricAsString('enrich_event_feed_sequenced_total')).toMatch(/enrich_event_feed_sequenced_total \d+/);
     } finally {
