@@ -17,7 +17,7 @@ import { createSignInLink, signInUrl } from './domain/workspaces/sessions';
 import { Metrics } from './observability/metrics';
 import { RefreshWorker } from './jobs/refreshWorker';
 import { createDeliveryWorker } from './jobs/deliveryWorker';
-import { FeedSequencer } from './jobs/feedSequencer';
+import { createFeedSequencer, type FeedSequencer } from './jobs/feedSequencer';
 import { createLiveSource, type LiveWiring } from './live';
 
 export interface RunningServer {
@@ -102,7 +102,8 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
     if (deliveries) opened.push(() => deliveries!.stop());
     // Always here, whatever runs the other jobs: the feed this server answers needs its positions
     // (one pass at a time per database, however many servers and workers run one).
-    sequencer = new FeedSequencer({ db: db.knex, logger, metrics });
+    sequencer = createFeedSequencer(db.url, { logger, metrics });
+    opened.push(() => sequencer!.stop());
     server = http.createServer(
       {
         // A client that sends its headers or body slowly holds a socket for at most these.

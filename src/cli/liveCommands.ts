@@ -112,7 +112,7 @@ export function registerLiveCommands(program: Command, io: CliIo): void {
         return;
       }
       const deliveries = lazy.deliveryWorker().createDeliveryWorker(config, { databaseUrl: db.url, logger, metrics });
-      const sequencer = new (lazy.feedSequencer().FeedSequencer)({ db: db.knex, logger, metrics });
+      const sequencer = lazy.feedSequencer().createFeedSequencer(db.url, { logger, metrics });
       worker.start();
       deliveries.start();
       sequencer.start();

@@ -9,6 +9,7 @@
  * followed by the next pass at once. Once a minute it also deletes events past the retention.
  */
 import type { Knex } from 'knex';
+import { createKnex } from '../db/knex';
 import { SEQUENCE_BATCH, SEQUENCE_EVERY_MS, feedBacklog, pruneExpiredEvents, sequenceFeed } from '../domain/events/feed';
 import type { Logger } from '../logger';
 import type { Metrics } from '../observability/metrics';
@@ -87,4 +88,23 @@ export class FeedSequencer {
       if (n < SEQUENCE_BATCH) await this.nap.sleep(this.deps.everyMs ?? SEQUENCE_EVERY_MS);
     }
   }
+}
+
+/** Each statement's and each connection wait's bound on the sequencer's own pool. */
+const SEQUENCER_DB_TIMEOUT_MS = 5_000;
+
+/**
+ * The sequencer of `enrich serve` and `enrich worker`, on a pool of its own (one connection, its
+ * statements and connection waits bounded): a stalled database fails a pass in 5 s, and busy request
+ * or refresh pools never hold the feed back. stop() also closes the pool.
+ */
+export function createFeedSequencer(databaseUrl: string, opts: { logger: Logger; metrics?: Metrics }): FeedSequencer {
+  const db = createKnex(databaseUrl, 1, { statementTimeoutMs: SEQUENCER_DB_TIMEOUT_MS, acquireTimeoutMs: SEQUENCER_DB_TIMEOUT_MS });
+  const sequencer = new FeedSequencer({ db, logger: opts.logger, metrics: opts.metrics, timeoutMs: SEQUENCER_DB_TIMEOUT_MS });
+  const stop = sequencer.stop.bind(sequencer);
+  sequencer.stop = async () => {
+    await stop();
+    await db.destroy();
+  };
+  return sequencer;
 }
