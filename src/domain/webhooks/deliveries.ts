@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
 import * as repo from '../../db/repositories/deliveries';
 import { insertFeedEvents } from '../../db/repositories/eventFeed';
-import { deactivateMonitor, findMonitor, markMonitorFailing } from '../../db/repositories/monitors';
+import { deactivateMonitor, findMonitor, lockMonitorSubject, markMonitorFailing } from '../../db/repositories/monitors';
 import { AppError, dataSubjectBlocked, notFound } from '../errors';
 import { listed, pageOf, type ListBody, type PageRequest } from '../paging';
 import type { AttemptResult, WebhookClient } from './client';
@@ -56,9 +56,12 @@ export async function enqueueTest(db: Knex, workspaceId: string, monitorId: stri
   if (monitor.subject_slug === null) throw dataSubjectBlocked();
   const id = randomUUID();
   const body = payload(id, TEST_EVENT, monitor.id, new Date(), {}, await monitorSubject(db, monitor.type, monitor.subject_slug));
-  // The delivery and the feed's event commit together (a withdrawal tombstones the test events of
-  // the subject's monitors by monitor: monitors.ts withdrawSubjectMonitors).
+  // The delivery and the feed's event commit together, under the monitor's row lock: a withdrawal
+  // either went first (451 here) or blanks them after they commit (monitors.ts withdrawSubjectMonitors).
   await db.transaction(async (trx) => {
+    const locked = await lockMonitorSubject(trx, monitor.id);
+    if (!locked) throw monitorNotFound();
+    if (locked.subject_slug === null) throw dataSubjectBlocked();
     await insertFeedEvents(trx, [{ id, workspace_id: workspaceId, monitor_id: monitor.id, event: TEST_EVENT, subject_id: null, body }]);
     await repo.insertDeliveries(trx, [
       { id, monitor_id: monitor.id, event: TEST_EVENT, change_id: null, subject_id: null, destination: destinationOf(monitor.webhook_url), body, manual: true },

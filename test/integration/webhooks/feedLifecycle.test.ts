@@ -10,6 +10,9 @@
  * - A withdrawal takes the subject's events out of the feed, its monitors' `monitor.test` events
  *   too; every item left is inside the contract (the harness validates every answer).
  */
+import { randomUUID } from 'node:crypto';
+import { insertFeedEvents } from '../../../src/db/repositories/eventFeed';
+import { lockMonitorSubject } from '../../../src/db/repositories/monitors';
 import { writeRecords } from '../../../src/domain/lake/write/writer';
 import { suppress } from '../../../src/domain/lake/suppression';
 import { eventually } from '../../helpers/live';
@@ -134,5 +137,35 @@ describe('the event feed across a monitor\'s life', () => {
     // A subscriber whose last event was the subject's continues.
     expect((await feed(`after=${all[1]!.id}`, key)).map((e) => e.id)).toEqual([all[2]!.id]);
     expect(await feed(`event=monitor.test`, key)).toEqual([]);
+  });
+
+  it('a test event being enqueued while its subject is withdrawn: the withdrawal waits for it and takes it out of the feed', async () => {
+    const { key, workspaceId } = await h.workspace({ rateLimit: 100_000 });
+    const w = await watched(key, '/racing');
+    const id = randomUUID();
+    // enqueueTest's steps, held open: the monitor's row locked, the feed's event written.
+    const trx = await h.knex.transaction();
+    let withdrawn: Promise<unknown> | undefined;
+    try {
+      expect((await lockMonitorSubject(trx, w.monitor.id))?.subject_slug).not.toBeNull();
+      await insertFeedEvents(trx, [{ id, workspace_id: workspaceId, monitor_id: w.monitor.id, event: 'monitor.test', subject_id: null, body: JSON.stringify({ id, event: 'monitor.test' }) }]);
+      withdrawn = suppress(h.knex, 'person', { by: 'id', value: w.person.id });
+      // The withdrawal waits on the monitor's row.
+      await eventually(async () =>
+        Number(
+          (
+            await h.knex.raw(
+              `select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%update monitors set active = false%'`,
+            )
+          ).rows[0].n,
+        ) > 0,
+      );
+    } finally {
+      await trx.commit();
+    }
+    await withdrawn;
+    expect(await h.knex('event_feed').where({ id }).first('body')).toEqual({ body: null });
+    await sequenced(workspaceId);
+    expect(await feed('', key)).toEqual([]);
   });
 });
