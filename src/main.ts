@@ -17,6 +17,7 @@ import { createSignInLink, signInUrl } from './domain/workspaces/sessions';
 import { Metrics } from './observability/metrics';
 import { RefreshWorker } from './jobs/refreshWorker';
 import { createDeliveryWorker } from './jobs/deliveryWorker';
+import { createFeedSequencer, type FeedSequencer } from './jobs/feedSequencer';
 import { createLiveSource, type LiveWiring } from './live';
 import { buildInfo } from './observability/version';
 import { stopTracing, tracingDescription } from './observability/tracing';
@@ -57,6 +58,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
   let requestKnex: Knex;
   let worker: RefreshWorker | undefined;
   let deliveries: ReturnType<typeof createDeliveryWorker> | undefined;
+  let sequencer: FeedSequencer | undefined;
   let live: LiveWiring;
   let app: Awaited<ReturnType<typeof createApp>>;
   let redis: Redis | undefined;
@@ -107,6 +109,10 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
       : undefined;
     deliveries = config.webhooks.delivery.inProcess ? createDeliveryWorker(config, { databaseUrl: db.url, logger, metrics }) : undefined;
     if (deliveries) opened.push(() => deliveries!.stop());
+    // Always here, whatever runs the other jobs: the feed this server answers needs its positions
+    // (one pass at a time per database, however many servers and workers run one).
+    sequencer = createFeedSequencer(db.url, { logger, metrics });
+    opened.push(() => sequencer!.stop());
     server = createHttpServer(app, {
       requestTimeoutMs: config.httpRequestTimeoutMs,
       headersTimeoutMs: config.httpHeadersTimeoutMs,
@@ -129,6 +135,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
   worker?.start();
   if (!worker) logger.info('refresh worker not started here (REFRESH_IN_PROCESS=0): run `enrich worker`');
   deliveries?.start();
+  sequencer!.start();
   if (!deliveries) logger.info('webhook delivery worker not started here (WEBHOOK_DELIVERY_IN_PROCESS=0): run `enrich worker`');
 
   if (opts.demo) {
@@ -145,6 +152,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
       await closeServer(server);
       await worker?.stop();
       await deliveries?.stop();
+      await sequencer?.stop();
       await live.close();
       await app.close();
       await redis?.quit().catch(() => undefined);

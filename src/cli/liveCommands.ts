@@ -16,6 +16,7 @@ const lazy = {
   metrics: () => require('../observability/metrics') as typeof import('../observability/metrics'),
   worker: () => require('../jobs/refreshWorker') as typeof import('../jobs/refreshWorker'),
   deliveryWorker: () => require('../jobs/deliveryWorker') as typeof import('../jobs/deliveryWorker'),
+  feedSequencer: () => require('../jobs/feedSequencer') as typeof import('../jobs/feedSequencer'),
   live: () => require('../live') as typeof import('../live'),
   logger: () => require('../logger') as typeof import('../logger'),
   server: () => require('../world/simulator/server') as typeof import('../world/simulator/server'),
@@ -114,9 +115,12 @@ export function registerLiveCommands(program: Command, io: CliIo): void {
         return;
       }
       const deliveries = lazy.deliveryWorker().createDeliveryWorker(config, { databaseUrl: db.url, logger, metrics });
+      const sequencer = lazy.feedSequencer().createFeedSequencer(db.url, { logger, metrics });
       worker.start();
       deliveries.start();
+      sequencer.start();
       await untilSignal();
+      await sequencer.stop();
       await deliveries.stop();
       await shutdown();
     });

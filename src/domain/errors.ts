@@ -47,6 +47,10 @@ export class AppError extends Error {
 }
 
 export const validationError = (message: string) => new AppError('VALIDATION_ERROR', message);
+
+/** The 451 of a withdrawn record (domain/lake/suppression.ts decides when). */
+export const dataSubjectBlocked = () =>
+  new AppError('DATA_SUBJECT_BLOCKED', 'This record was withdrawn under a privacy request (GDPR / CCPA) and is no longer served.');
 export const notFound = (message: string) => new AppError('NOT_FOUND', message);
 
 /** Same text for missing, malformed, unknown and revoked keys: the response must not hint which. */

@@ -133,6 +133,21 @@ export class Metrics {
     labelNames: ['state'],
     registers: [this.registry],
   });
+  readonly feedUnsequenced = new Gauge({
+    name: 'enrich_event_feed_unsequenced',
+    help: 'Events committed or being written that have no feed position yet (GET /events lists them once the sequencer numbers them)',
+    registers: [this.registry],
+  });
+  readonly feedOldestUnsequenced = new Gauge({
+    name: 'enrich_event_feed_oldest_unsequenced_seconds',
+    help: 'Age of the oldest event without a feed position (0 when none): the feed delay an alert watches',
+    registers: [this.registry],
+  });
+  readonly feedSequenced = new Counter({
+    name: 'enrich_event_feed_sequenced_total',
+    help: 'Events given a feed position by this process',
+    registers: [this.registry],
+  });
   readonly webhookLatency = new Histogram({
     name: 'enrich_webhook_attempt_seconds',
     help: 'Duration of webhook delivery attempts, to the status line or the failure',

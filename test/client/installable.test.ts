@@ -87,7 +87,7 @@ let key: string;
 let tmp: string;
 
 beforeAll(async () => {
-  h = await createHarness({ resolveHost: fakeResolver });
+  h = await createHarness({ resolveHost: fakeResolver, feed: true });
   key = (await h.workspace({ rateLimit: 100_000 })).key;
   server = http.createServer(h.app.koa.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

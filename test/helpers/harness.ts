@@ -13,6 +13,7 @@ import type { ResolveHost } from '../../src/domain/webhooks/ssrf';
 import { loadConfig, type Config } from '../../src/config';
 import { createKnex, type Knex } from '../../src/db/knex';
 import { createKey, createWorkspace, revokeKey } from '../../src/domain/workspaces/admin';
+import { FeedSequencer } from '../../src/jobs/feedSequencer';
 import { createLogger } from '../../src/logger';
 import { closeQueue, type BeforeClose } from './beforeClose';
 import { assertInContract } from './contractValidator';
@@ -50,7 +51,15 @@ export function testDatabaseUrl(): string {
 }
 
 export async function createHarness(
-  opts: { config?: Partial<Config>; redis?: Redis; databaseUrl?: string; liveSource?: LiveSource; resolveHost?: ResolveHost } = {},
+  opts: {
+    config?: Partial<Config>;
+    redis?: Redis;
+    databaseUrl?: string;
+    liveSource?: LiveSource;
+    resolveHost?: ResolveHost;
+    /** Run the event feed's sequencer on the harness's database, as `enrich serve` does (GET /events needs it). */
+    feed?: boolean;
+  } = {},
 ): Promise<Harness> {
   // Test files send many deliberately bad keys from one address; the failed-authentication budget
   // has its own test (platform/keyGuessing.test.ts).
@@ -66,6 +75,8 @@ export async function createHarness(
     liveSource: opts.liveSource,
     resolveHost: opts.resolveHost,
   });
+  const sequencer = opts.feed ? new FeedSequencer({ db: knex, logger: createLogger('silent') }) : undefined;
+  sequencer?.start();
   // In proxy mode (the integration project) requests go through Prism's validating proxy to the app
   // listening on loopback (see prismProxy.ts); otherwise straight to app.callback().
   let stopProxy = async () => {};
@@ -118,6 +129,7 @@ export async function createHarness(
       }
     },
     close: async () => {
+      await sequencer?.stop();
       await stopProxy();
       await app.close();
       await knex.destroy();
@@ -138,13 +150,13 @@ export type SharedHarness = Harness & {
  * harness once beforeAll has run.
  */
 export function useHarness(
-  opts: { config?: Partial<Config>; redis?: Redis; workspaceRateLimit?: number; resolveHost?: ResolveHost } = {},
+  opts: { config?: Partial<Config>; redis?: Redis; workspaceRateLimit?: number; resolveHost?: ResolveHost; feed?: boolean } = {},
 ): SharedHarness {
   let harness: Harness | undefined;
   let key: string | undefined;
   const closing = closeQueue();
   beforeAll(async () => {
-    harness = await createHarness({ config: opts.config, redis: opts.redis, resolveHost: opts.resolveHost });
+    harness = await createHarness({ config: opts.config, redis: opts.redis, resolveHost: opts.resolveHost, feed: opts.feed });
     if (opts.workspaceRateLimit !== undefined) key = (await harness.workspace({ rateLimit: opts.workspaceRateLimit })).key;
   });
   afterAll(async () => {

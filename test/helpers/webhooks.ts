@@ -220,7 +220,7 @@ export function webhookPayloadProblems(body: { event?: unknown }): string[] {
  * every due delivery of its database, so files that run at the same time must not share one.
  * `beforeClose` registers what must stop while the database is still open (workers, receivers).
  */
-export function useWebhookHarness(opts: { resolver: TestResolver; allowLoopback?: boolean }): {
+export function useWebhookHarness(opts: { resolver: TestResolver; allowLoopback?: boolean; feed?: boolean }): {
   h: Harness;
   beforeClose: BeforeClose;
 } {
@@ -229,7 +229,7 @@ export function useWebhookHarness(opts: { resolver: TestResolver; allowLoopback?
   const closing = closeQueue();
   beforeAll(async () => {
     lake = await createLakeWorld();
-    harness = await createHarness({ databaseUrl: lake.world.url, config: webhookTestConfig({ allowLoopback: opts.allowLoopback }), resolveHost: opts.resolver.resolve });
+    harness = await createHarness({ databaseUrl: lake.world.url, config: webhookTestConfig({ allowLoopback: opts.allowLoopback }), resolveHost: opts.resolver.resolve, feed: opts.feed });
   }, 180_000);
   afterAll(async () => {
     await closing.run();
@@ -250,11 +250,11 @@ export function useWebhookHarness(opts: { resolver: TestResolver; allowLoopback?
  * before the file's tests, and delivery workers started by `startWorker`; whatever still runs is
  * stopped while the file's database is open.
  */
-export function useDeliveryRig(opts: { allowLoopback?: boolean; receivers?: number } = {}) {
+export function useDeliveryRig(opts: { allowLoopback?: boolean; receivers?: number; feed?: boolean } = {}) {
   const resolver = new TestResolver();
   const receivers = Array.from({ length: opts.receivers ?? 1 }, () => new Receiver());
   const running = new Set<DeliveryWorker>();
-  const { h, beforeClose } = useWebhookHarness({ resolver, allowLoopback: opts.allowLoopback });
+  const { h, beforeClose } = useWebhookHarness({ resolver, allowLoopback: opts.allowLoopback, feed: opts.feed });
   beforeClose(async () => {
     // Receivers first: a worker's stop waits for its attempt in flight, and an attempt held by a
     // hanging receiver would otherwise run to its timeout (5 s) before the file can end.

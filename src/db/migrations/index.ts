@@ -29,6 +29,7 @@ import * as hotReverification from './20261206000100_hot_reverification';
 import * as splicedFetchedAt from './20261207000100_spliced_fetched_at';
 import * as recordTextOneKey from './20261208000100_record_text_one_key';
 import * as refreshRefusals from './20261208000200_refresh_refusals';
+import * as eventFeedPositions from './20261208003200_event_feed_positions';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   '20261207000100_spliced_fetched_at': splicedFetchedAt,
   '20261208000100_record_text_one_key': recordTextOneKey,
   '20261208000200_refresh_refusals': refreshRefusals,
+  '20261208003200_event_feed_positions': eventFeedPositions,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

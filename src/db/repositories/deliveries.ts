@@ -41,6 +41,9 @@ export interface NewDelivery {
 
 export interface SubscribedMonitor {
   monitor_id: string;
+  workspace_id: string;
+  /** An inactive monitor's events go to the feed only, not to its webhook. */
+  active: boolean;
   subject_id: string;
   events: string[];
   webhook_url: string;
@@ -51,7 +54,10 @@ export interface SubscribedMonitor {
 
 const LAKE = { person: 'persons', company: 'companies' } as const;
 
-/** The active monitors on these lake records (matched by the record's username, as the watchers are). */
+/**
+ * The monitors on these lake records (matched by the record's username, as the watchers are),
+ * active or not: a deactivated monitor's events still go to the feed (issue 32).
+ */
 export async function subscribedMonitors(
   trx: Knex.Transaction,
   kind: 'person' | 'company',
@@ -59,10 +65,10 @@ export async function subscribedMonitors(
 ): Promise<SubscribedMonitor[]> {
   if (!subjectIds.length) return [];
   const { rows } = await trx.raw<{ rows: SubscribedMonitor[] }>(
-    `select m.id as monitor_id, l.id as subject_id, m.events, m.webhook_url,
+    `select m.id as monitor_id, m.workspace_id, m.active, l.id as subject_id, m.events, m.webhook_url,
        l.username, l.record->>'network_url' as network_url
      from ${LAKE[kind]} l join monitors m on m.type = ? and m.subject_slug = l.username
-     where l.id = any(?::uuid[]) and m.active`,
+     where l.id = any(?::uuid[])`,
     [kind, subjectIds as string[]],
   );
   return rows;

@@ -1,15 +1,27 @@
 /**
- * The event feed (GET /events) over the delivery queue's change events (migration
- * 20261204002300_event_feed). Feed order is (feed_xid, feed_seq); only rows whose transaction is
- * older than every running one (`pg_snapshot_xmin`) are read, so a later page can never gain a row
- * before a position already read: the subscriber's exactly-once, in-order guarantee. Reads on the
- * primary only (a standby's snapshot is not the primary's).
+ * The event feed (GET /events; migration 20261208003200_event_feed_positions): its own table,
+ * written with the delivery queue in the transaction that records an event, and numbered by one
+ * sequencer. Readers page by `position`, which the sequencer gives only to committed rows, in
+ * increasing order, one short transaction at a time under an advisory lock: a later page can never
+ * gain a row before a position already read (exactly once, in order), and nothing outside this
+ * database's feed (another database's open transaction, a long import) holds it back. Reads on the
+ * primary only.
  */
 import type { Knex } from 'knex';
+import { lockKey } from './locks';
 import { boundedCount, pageQuery, splitPage, term, totalOf, type ListResult, type Page, type SortKey } from './pages';
 
 export interface FeedRow {
   id: string;
+  body: string;
+}
+
+export interface NewFeedEvent {
+  id: string;
+  workspace_id: string;
+  monitor_id: string;
+  event: string;
+  subject_id: string | null;
   body: string;
 }
 
@@ -21,37 +33,122 @@ export interface FeedFilter {
   retentionDays: number;
 }
 
-export const FEED_ORDER = [term('d.feed_xid', 'asc', 'xid8'), term('d.feed_seq', 'asc', 'bigint')];
+export const FEED_ORDER = [term('f.position', 'asc', 'bigint')];
+
+/** One statement for the batch; the rows wait for the sequencer's position. */
+export async function insertFeedEvents(db: Knex | Knex.Transaction, rows: readonly NewFeedEvent[]): Promise<void> {
+  if (!rows.length) return;
+  await db.raw(
+    `insert into event_feed (id, workspace_id, monitor_id, event, subject_id, body)
+     select * from unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::uuid[], ?::text[])`,
+    [
+      rows.map((r) => r.id),
+      rows.map((r) => r.workspace_id),
+      rows.map((r) => r.monitor_id),
+      rows.map((r) => r.event),
+      rows.map((r) => r.subject_id),
+      rows.map((r) => r.body),
+    ] as unknown as Knex.RawBinding[],
+  );
+}
 
 function feedRows(db: Knex, f: FeedFilter): Knex.QueryBuilder {
-  const q = db('monitor_deliveries as d')
-    .join('monitors as m', 'm.id', 'd.monitor_id')
-    .where('m.workspace_id', f.workspaceId)
-    // Change events and monitor.test (no change); not those of a withdrawn subject (subject_id
-    // cleared by the withdrawal, deliveries.forgetSubject).
-    .where((w) => w.whereNull('d.change_id').orWhereNotNull('d.subject_id'))
-    .whereRaw('d.feed_xid < pg_snapshot_xmin(pg_current_snapshot())')
-    .whereRaw(`d.created_at > now() - make_interval(days => ?)`, [f.retentionDays]);
-  if (f.monitorId) q.where('d.monitor_id', f.monitorId);
-  if (f.events?.length) q.whereRaw('d.event = any(?::text[])', [f.events]);
-  if (f.since) q.where('d.created_at', '>=', f.since);
+  const q = db('event_feed as f')
+    .where('f.workspace_id', f.workspaceId)
+    .whereNotNull('f.position')
+    // A tombstone (monitor deleted, subject withdrawn) keeps its position, shows nothing.
+    .whereNotNull('f.body')
+    .whereRaw(`f.created_at > now() - make_interval(days => ?)`, [f.retentionDays]);
+  if (f.monitorId) q.where('f.monitor_id', f.monitorId);
+  if (f.events?.length) q.whereRaw('f.event = any(?::text[])', [f.events]);
+  if (f.since) q.where('f.created_at', '>=', f.since);
   return q;
 }
 
 export async function listFeed(db: Knex, f: FeedFilter, page: Page): Promise<ListResult<FeedRow>> {
   const [rows, count] = await Promise.all([
-    pageQuery(db, feedRows(db, f).select('d.id', 'd.body'), FEED_ORDER, page),
+    pageQuery(db, feedRows(db, f).select('f.id', 'f.body'), FEED_ORDER, page),
     boundedCount(db, feedRows(db, f).select(db.raw('1'))) as Promise<{ count: number }[]>,
   ]);
   const split = splitPage(rows as Record<string, unknown>[], FEED_ORDER, page);
   return { rows: split.rows as unknown as FeedRow[], next: split.next, ...totalOf(count) };
 }
 
-/** The feed position of one of the workspace's events (`after=`), or undefined. */
+/**
+ * The feed position of one of the workspace's events (`after=`), or undefined: also of an event
+ * that left the feed (a tombstone), so a subscriber continues after it whatever became of its
+ * monitor or subject. An event not yet given a position is not one the subscriber can have seen.
+ */
 export async function feedPositionOf(db: Knex, workspaceId: string, eventId: string): Promise<SortKey | undefined> {
-  const row = await db('monitor_deliveries as d')
-    .join('monitors as m', 'm.id', 'd.monitor_id')
-    .where({ 'm.workspace_id': workspaceId, 'd.id': eventId })
-    .first(db.raw('d.feed_xid::text as x'), db.raw('d.feed_seq::text as s'));
-  return row ? [row.x as string, row.s as string] : undefined;
+  const row = await db('event_feed')
+    .where({ workspace_id: workspaceId, id: eventId })
+    .whereNotNull('position')
+    .first(db.raw('position::text as p'));
+  return row ? [row.p as string] : undefined;
+}
+
+/** The one sequencer's advisory lock (per database: another database's sequencer is another feed). */
+const SEQUENCER_LOCK = lockKey('event_feed:sequencer');
+
+/**
+ * One pass of the sequencer, in its own short transaction: if no other process holds the
+ * sequencer's lock, the committed rows without a position get the next positions, in insertion
+ * order, at most `limit` of them. Returns how many were numbered (0 also when another process
+ * holds the lock). The lock is taken by its own statement, so the numbering statement's snapshot
+ * (READ COMMITTED: one per statement) sees the previous pass committed and its largest position.
+ * `timeoutMs` bounds every statement (a stalled database fails the pass, never hangs it).
+ */
+export async function sequencePending(db: Knex, limit: number, timeoutMs: number): Promise<number> {
+  return db.transaction(async (trx) => {
+    await trx.raw(`set local statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
+    await trx.raw(`set local lock_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
+    const { rows } = await trx.raw<{ rows: { leader: boolean }[] }>('select pg_try_advisory_xact_lock(?::bigint) as leader', [SEQUENCER_LOCK]);
+    if (!rows[0]?.leader) return 0;
+    const { rowCount } = await trx.raw<{ rowCount: number }>(
+      `with batch as (
+         select id, row_number() over (order by seq) as n
+         from event_feed where position is null order by seq limit ?),
+       base as (select coalesce(max(position), 0) as p from event_feed)
+       update event_feed f set position = base.p + batch.n
+       from batch, base where f.id = batch.id`,
+      [limit],
+    );
+    return rowCount ?? 0;
+  });
+}
+
+/** The rows still waiting for a position, and how long the oldest has waited (the sequencer's gauge). */
+export async function unsequencedBacklog(db: Knex): Promise<{ rows: number; oldest_seconds: number }> {
+  const { rows } = await db.raw<{ rows: { rows: string; oldest_seconds: number | null }[] }>(
+    `select count(*) as rows, extract(epoch from now() - min(created_at))::float8 as oldest_seconds from event_feed where position is null`,
+  );
+  return { rows: Number(rows[0]?.rows ?? 0), oldest_seconds: rows[0]?.oldest_seconds ?? 0 };
+}
+
+/** Events past the retention (and a day's margin) are deleted, at most `limit` a call. */
+export async function pruneFeed(db: Knex, retentionDays: number, limit: number): Promise<number> {
+  const { rowCount } = await db.raw<{ rowCount: number }>(
+    `delete from event_feed where id in (
+       select id from event_feed where created_at < now() - make_interval(days => ?) order by created_at limit ?)`,
+    [retentionDays + 1, limit],
+  );
+  return rowCount ?? 0;
+}
+
+/** A deleted monitor's events leave the feed; their positions stay (tombstones). */
+export async function tombstoneMonitorEvents(db: Knex | Knex.Transaction, workspaceId: string, monitorId: string): Promise<number> {
+  const { rowCount } = await db.raw<{ rowCount: number }>(
+    `update event_feed set body = null, subject_id = null where workspace_id = ? and monitor_id = ? and body is not null`,
+    [workspaceId, monitorId],
+  );
+  return rowCount ?? 0;
+}
+
+/** Withdrawal of a subject: its events leave every feed (tombstones; nothing about it is kept). */
+export async function tombstoneSubjectEvents(trx: Knex.Transaction, subjectId: string): Promise<number> {
+  const { rowCount } = await trx.raw<{ rowCount: number }>(
+    `update event_feed set body = null, subject_id = null where subject_id = ?`,
+    [subjectId],
+  );
+  return rowCount ?? 0;
 }

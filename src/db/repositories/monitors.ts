@@ -153,24 +153,44 @@ export async function deactivateMonitor(trx: Knex.Transaction, monitorId: string
  * Withdrawal of a subject (lake/suppression.ts, in its transaction): its monitors, in every
  * workspace, are deactivated and lose the slug and the label (which may name the person); their
  * deliveries (tests included, whose subject id is not set) are cancelled if still sendable, and every
- * stored payload loses its diff and subject. A monitor without a subject is never reactivated
- * (deliveries.ts recordSuccesses). Returns the monitors' ids.
+ * stored payload loses its diff and subject; their events (tests included) leave the feed
+ * (event_feed tombstones: the position stays for `after=`, the body goes). A monitor without a
+ * subject is never reactivated (deliveries.ts recordSuccesses). Returns the monitors' ids.
+ *
+ * Three statements, not one: a test event being enqueued holds its monitor's row (lockMonitorSubject)
+ * until it commits, so the first waits for it, and the next two, each with a snapshot taken after
+ * that, see its rows and blank them too (a single statement's snapshot, taken before the wait,
+ * would miss them).
  */
 export async function withdrawSubjectMonitors(trx: Knex.Transaction, type: 'person' | 'company', slugs: readonly string[]): Promise<string[]> {
   if (!slugs.length) return [];
   const { rows } = await trx.raw<{ rows: { id: string }[] }>(
-    `with m as (
-       update monitors set active = false, subject_slug = null, label = null
-        where type = ? and subject_slug = any(?::text[])
-        returning id),
-     d as (
-       update monitor_deliveries set
-         state = case when state in ('pending', 'failed') then 'cancelled' else state end,
-         next_attempt_at = null, completed_at = coalesce(completed_at, now()), lease_token = null, lease_until = null,
-         body = (body::jsonb || '{"diff": null, "subject": null}'::jsonb)::text
-        where monitor_id in (select id from m))
-     select id from m`,
+    `update monitors set active = false, subject_slug = null, label = null
+      where type = ? and subject_slug = any(?::text[])
+      returning id`,
     [type, [...new Set(slugs)]] as unknown as Knex.RawBinding[],
   );
-  return rows.map((r) => r.id);
+  const ids = rows.map((r) => r.id);
+  if (!ids.length) return [];
+  await trx.raw(
+    `update monitor_deliveries set
+       state = case when state in ('pending', 'failed') then 'cancelled' else state end,
+       next_attempt_at = null, completed_at = coalesce(completed_at, now()), lease_token = null, lease_until = null,
+       body = (body::jsonb || '{"diff": null, "subject": null}'::jsonb)::text
+      where monitor_id = any(?::uuid[])`,
+    [ids] as unknown as Knex.RawBinding[],
+  );
+  await trx.raw(`update event_feed set body = null, subject_id = null where monitor_id = any(?::uuid[]) and body is not null`, [ids] as unknown as Knex.RawBinding[]);
+  return ids;
+}
+
+/**
+ * A test event's enqueueing (deliveries.ts enqueueTest): its monitor's row held until the
+ * transaction ends, and its subject slug read under that lock (null: withdrawn meanwhile). A
+ * withdrawal either went first (null here) or waits for the event and blanks it
+ * (withdrawSubjectMonitors).
+ */
+export async function lockMonitorSubject(trx: Knex.Transaction, id: string): Promise<{ subject_slug: string | null } | undefined> {
+  const { rows } = await trx.raw<{ rows: { subject_slug: string | null }[] }>('select subject_slug from monitors where id = ? for share', [id]);
+  return rows[0];
 }

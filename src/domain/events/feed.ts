@@ -1,10 +1,16 @@
 /**
- * listEvents: the workspace's event feed, the change events its monitors subscribed to, each with
- * exactly the body of its webhook delivery as stored (the bytes that were signed), as JSON text.
- * Oldest first; `after=<event id>` resumes right after an event a subscriber has seen.
+ * listEvents: the workspace's event feed, the change events its monitors subscribed to (active or
+ * not) and their tests, each with exactly the body of its webhook delivery (the bytes that were
+ * signed), as JSON text. In feed position order; `after=<event id>` resumes right after an event a
+ * subscriber has seen, even one whose monitor was deleted or whose subject was withdrawn since.
+ *
+ * Positions are given by the sequencer (sequenceFeed, run every SEQUENCE_EVERY_MS by
+ * src/jobs/feedSequencer.ts in `enrich serve` and `enrich worker`): an event is listed once a
+ * sequencer pass after its commit has numbered it, so the delay is about one interval plus one
+ * short transaction, whatever other transactions (of this database or another) do.
  */
 import type { Knex } from 'knex';
-import { feedPositionOf, listFeed } from '../../db/repositories/eventFeed';
+import { feedPositionOf, listFeed, pruneFeed, sequencePending, unsequencedBacklog } from '../../db/repositories/eventFeed';
 import { findMonitor } from '../../db/repositories/monitors';
 import { notFound, validationError } from '../errors';
 import { listed, pageOf, type ListBody, type PageRequest } from '../paging';
@@ -28,11 +34,35 @@ export async function listEvents(db: Knex, workspaceId: string, req: FeedRequest
   if (after !== undefined) {
     if (req.cursor !== undefined || req.page !== undefined) throw validationError('after: cannot be combined with page or cursor');
     const position = await feedPositionOf(db, workspaceId, after.toLowerCase());
-    if (!position) throw validationError('after: not an event of this workspace (or past the 30-day retention)');
+    if (!position) throw validationError('after: not an event of this workspace (or past the 30-day retention, or not listed yet)');
     paging = { ...paging, page: undefined, offset: 0, after: position };
   }
   return listed(paging, async (page) => {
     const result = await listFeed(db, { workspaceId, monitorId, events: req.event, since: req.since, retentionDays: EVENT_RETENTION_DAYS }, page);
     return { ...result, rows: result.rows.map((r) => r.body) };
   });
+}
+
+/** How often the sequencer numbers the committed events (the feed's visibility delay is about this). */
+export const SEQUENCE_EVERY_MS = 200;
+/** Events numbered per pass at most (a backlog is numbered in passes back to back). */
+export const SEQUENCE_BATCH = 5_000;
+
+/**
+ * One sequencer pass: the committed events without a position get the next ones, if this process
+ * holds the sequencer's lock (one at a time per database; the others' passes do nothing). Returns
+ * how many were numbered.
+ */
+export function sequenceFeed(db: Knex, timeoutMs: number): Promise<number> {
+  return sequencePending(db, SEQUENCE_BATCH, timeoutMs);
+}
+
+/** Events waiting for a position, and the oldest one's age (a gauge, and what tests wait on). */
+export function feedBacklog(db: Knex): Promise<{ rows: number; oldest_seconds: number }> {
+  return unsequencedBacklog(db);
+}
+
+/** Deletes events past the retention, a batch at a time. */
+export function pruneExpiredEvents(db: Knex): Promise<number> {
+  return pruneFeed(db, EVENT_RETENTION_DAYS, 10_000);
 }

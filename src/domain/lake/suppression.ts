@@ -12,7 +12,7 @@ import { withdrawAnswersAbout } from '../../db/repositories/idempotencyKeys';
 import { hasIdentifierTable } from '../../db/repositories/lakeIdentifiers';
 import { withdrawSubjectMonitors } from '../../db/repositories/monitors';
 import { insertSuppressions, isSuppressed } from '../../db/repositories/suppressions';
-import { AppError } from '../errors';
+import { dataSubjectBlocked } from '../errors';
 import { forgetChangesOf } from './write/changes';
 import { canonicalCompanyId, type CompanyKey, type PersonKey } from '../../model/identifiers';
 import { normalizeIdentifier, slugKey } from './identifiers';
@@ -87,11 +87,9 @@ export function companyDigests(record: CompanyRecord): string[] {
 
 const unique = (values: string[]) => [...new Set(values)];
 
-export const dataSubjectBlocked = () =>
-  new AppError(
-    'DATA_SUBJECT_BLOCKED',
-    'This record was withdrawn under a privacy request (GDPR / CCPA) and is no longer served.',
-  );
+// The 451 itself lives with the other errors (domain/errors.ts), so a room that only answers it
+// (webhooks/) does not import the lake, which imports webhooks/ (no circle between rooms).
+export { dataSubjectBlocked };
 
 /** Every identifier digest of a record of either kind (personDigests, companyDigests). */
 export const recordDigests = (kind: LakeKind, record: PersonRecord | CompanyRecord): string[] =>

@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
 import * as repo from '../../db/repositories/monitors';
+import { tombstoneMonitorEvents } from '../../db/repositories/eventFeed';
 import { setWatchersByUsername } from '../../db/repositories/refreshQueue';
 import { findWorkspaceById } from '../../db/repositories/workspaces';
 import { AppError, notFound, validationError } from '../errors';
@@ -114,6 +115,8 @@ export async function deleteMonitor(db: Knex, workspaceId: string, id: string): 
   await db.transaction(async (trx) => {
     const row = await repo.deleteMonitor(trx, workspaceId, id.toLowerCase());
     if (!row) throw monitorNotFound();
+    // Its events leave the feed, their positions stay: a subscriber continues `after=` any of them.
+    await tombstoneMonitorEvents(trx, workspaceId, row.id);
     if (row.subject_slug !== null) await syncWatchers(trx, row.type, row.subject_slug);
   });
 }

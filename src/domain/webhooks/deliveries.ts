@@ -8,8 +8,9 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
 import * as repo from '../../db/repositories/deliveries';
-import { deactivateMonitor, findMonitor, markMonitorFailing } from '../../db/repositories/monitors';
-import { AppError, notFound } from '../errors';
+import { insertFeedEvents } from '../../db/repositories/eventFeed';
+import { deactivateMonitor, findMonitor, lockMonitorSubject, markMonitorFailing } from '../../db/repositories/monitors';
+import { AppError, dataSubjectBlocked, notFound } from '../errors';
 import { listed, pageOf, type ListBody, type PageRequest } from '../paging';
 import type { AttemptResult, WebhookClient } from './client';
 import { attemptsFor, retryAfterSeconds, retryDelaySeconds } from './schedule';
@@ -17,7 +18,6 @@ import type { ServerKeys } from './secrets';
 import { destinationOf, payload, TEST_EVENT } from './payload';
 import { webhookHeaders } from './signing';
 import { monitorSubject } from './subject';
-import { dataSubjectBlocked } from '../lake/suppression';
 
 export type MonitorDelivery = components['schemas']['MonitorDelivery'];
 
@@ -55,18 +55,18 @@ export async function enqueueTest(db: Knex, workspaceId: string, monitorId: stri
   // A test payload names its subject; a withdrawn one is named nowhere again.
   if (monitor.subject_slug === null) throw dataSubjectBlocked();
   const id = randomUUID();
-  await repo.insertDeliveries(db, [
-    {
-      id,
-      monitor_id: monitor.id,
-      event: TEST_EVENT,
-      change_id: null,
-      subject_id: null,
-      destination: destinationOf(monitor.webhook_url),
-      body: payload(id, TEST_EVENT, monitor.id, new Date(), {}, await monitorSubject(db, monitor.type, monitor.subject_slug)),
-      manual: true,
-    },
-  ]);
+  const body = payload(id, TEST_EVENT, monitor.id, new Date(), {}, await monitorSubject(db, monitor.type, monitor.subject_slug));
+  // The delivery and the feed's event commit together, under the monitor's row lock: a withdrawal
+  // either went first (451 here) or blanks them after they commit (monitors.ts withdrawSubjectMonitors).
+  await db.transaction(async (trx) => {
+    const locked = await lockMonitorSubject(trx, monitor.id);
+    if (!locked) throw monitorNotFound();
+    if (locked.subject_slug === null) throw dataSubjectBlocked();
+    await insertFeedEvents(trx, [{ id, workspace_id: workspaceId, monitor_id: monitor.id, event: TEST_EVENT, subject_id: null, body }]);
+    await repo.insertDeliveries(trx, [
+      { id, monitor_id: monitor.id, event: TEST_EVENT, change_id: null, subject_id: null, destination: destinationOf(monitor.webhook_url), body, manual: true },
+    ]);
+  });
   return toDelivery((await repo.findDelivery(db, monitor.id, id))!);
 }
 

@@ -54,14 +54,25 @@ export function parseServerKey(text: string, name: string): Buffer {
   return key;
 }
 
-/**
- * The server keys of a configuration (WEBHOOK_SECRET_KEY, WEBHOOK_SECRET_KEYS_PREVIOUS, the data
- * directory): the one way the server, the delivery worker and `enrich monitor` get them.
- */
-export function serverKeysOf(config: {
+interface KeyConfig {
   webhooks: { secretKey: string | undefined; previousSecretKeys: readonly string[] };
   dataDir: string;
-}): ServerKeys {
+}
+
+/** The server key's file in the data directory, used when WEBHOOK_SECRET_KEY is not set. */
+const keyFileOf = (dataDir: string) => path.join(dataDir, 'webhook-secret.key');
+
+/**
+ * The server keys of a configuration (WEBHOOK_SECRET_KEY, WEBHOOK_SECRET_KEYS_PREVIOUS, the data
+ * directory): the one way the server, the delivery worker, `enrich monitor` and `enrich listen`
+ * get them. `create: false` (listen, run beside a server rather than as one): undefined when
+ * neither the setting nor the key file is there, instead of generating a key, which could decrypt
+ * nothing stored.
+ */
+export function serverKeysOf(config: KeyConfig): ServerKeys;
+export function serverKeysOf(config: KeyConfig, opts: { create: false }): ServerKeys | undefined;
+export function serverKeysOf(config: KeyConfig, opts: { create?: boolean } = {}): ServerKeys | undefined {
+  if (opts.create === false && !config.webhooks.secretKey && !fs.existsSync(keyFileOf(config.dataDir))) return undefined;
   return loadServerKeys({ key: config.webhooks.secretKey, previous: config.webhooks.previousSecretKeys, dataDir: config.dataDir });
 }
 
@@ -69,7 +80,7 @@ export function serverKeysOf(config: {
 export function loadServerKeys(opts: { key: string | undefined; previous: readonly string[]; dataDir: string }): ServerKeys {
   const previous = opts.previous.map((k) => parseServerKey(k, 'WEBHOOK_SECRET_KEYS_PREVIOUS'));
   if (opts.key) return new ServerKeys(parseServerKey(opts.key, 'WEBHOOK_SECRET_KEY'), previous);
-  const file = path.join(opts.dataDir, 'webhook-secret.key');
+  const file = keyFileOf(opts.dataDir);
   if (!fs.existsSync(file)) {
     // Written whole under a temporary name, then linked into place: a concurrent starter either
     // links first or finds the complete file (EEXIST), never a half-written one.

@@ -15,7 +15,7 @@ import { testDatabaseUrl, useHarness } from '../../helpers/harness';
 import { eventually } from '../../helpers/live';
 import { fakeResolver, monitorBody } from '../../helpers/monitors';
 
-const h = useHarness({ workspaceRateLimit: 100_000, resolveHost: fakeResolver });
+const h = useHarness({ workspaceRateLimit: 100_000, resolveHost: fakeResolver, feed: true });
 let api: http.Server;
 let receiver: http.Server;
 const children: ChildProcess[] = [];

@@ -135,6 +135,13 @@ describe('what withdrawal erases', () => {
     }
   });
 
+  it('event feed: its events (tests included) keep only their id and position; none is listed', async () => {
+    const rows = await h.knex('event_feed').whereIn('id', before.deliveries).select('body', 'subject_id');
+    expect(rows).toHaveLength(before.deliveries.length);
+    for (const row of rows) expect(row).toEqual({ body: null, subject_id: null });
+    expect(JSON.stringify(await h.knex('event_feed').whereIn('monitor_id', before.monitors).select())).not.toContain(subject.username);
+  });
+
   it('monitors: deactivated for good in every workspace, subject URL and label erased; other monitors untouched', async () => {
     for (const [id, key] of [[before.monitors[0]!, a.key], [before.monitors[1]!, b.key]] as const) {
       const res = await send(`/api/v1/monitors/${id}`, key);
