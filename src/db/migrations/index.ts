@@ -27,6 +27,7 @@ import * as eventFeed from './20261204002300_event_feed';
 import * as importCheckpoints from './20261205002200_import_checkpoints';
 import * as hotReverification from './20261206000100_hot_reverification';
 import * as splicedFetchedAt from './20261207000100_spliced_fetched_at';
+import * as match from './20261208000100_match';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   '20261205002200_import_checkpoints': importCheckpoints,
   '20261206000100_hot_reverification': hotReverification,
   '20261207000100_spliced_fetched_at': splicedFetchedAt,
+  '20261208000100_match': match,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
