@@ -11,6 +11,7 @@ import { findCompanyCandidates, type CompanyCandidateRecord, type FoundCompany }
 import { closeCompany, comparePlace, similar, type Comparison, type CompanyField, type Level } from './compare';
 import { companyKey, parseEmail, placeOf, registrableDomain, words } from './normalize';
 import { weigh } from './score';
+import { PARAMETERS, type MatchParameters } from './parameters';
 import { DEFAULT_MIN_LIKELIHOOD, identifierVerdict, noMatch, rank, type MatchVerdict } from './verdict';
 
 export type CompanyMatchRequest = components['schemas']['CompanyMatchRequest'];
@@ -84,11 +85,16 @@ export interface CompanyMatchOutcome {
 
 const AGREES: readonly Level[] = ['exact', 'close', 'former', 'partial'];
 
-export async function scoreCompanyQuery(db: Knex, query: CompanyQuery) {
+/** The compared candidates of a query, each eligible: the domain or the name agrees (a location alone never makes a match). */
+export async function compareCompanyCandidates(db: Knex, query: CompanyQuery) {
   const found = await findCompanyCandidates(db, query);
-  const scored = found.map((f) => ({ item: f, evidence: weigh('company', compareCompany(query, f)) }));
-  // The domain or the name must agree; a location alone never makes a company match.
-  return rank<FoundCompany>('company', scored.filter((s) => s.evidence.some((e) => e.field !== 'location' && AGREES.includes(e.level))));
+  return found
+    .map((f) => ({ item: f, comparisons: compareCompany(query, f) }))
+    .filter((c) => c.comparisons.some((e) => e.field !== 'location' && AGREES.includes(e.level)));
+}
+
+export function rankCompanies(compared: readonly { item: FoundCompany; comparisons: Comparison[] }[], parameters: MatchParameters = PARAMETERS) {
+  return rank<FoundCompany>('company', compared.map((c) => ({ item: c.item, evidence: weigh('company', c.comparisons, parameters) })), parameters);
 }
 
 export async function matchCompany(db: Knex, r: CompanyMatchRequest): Promise<CompanyMatchOutcome> {
@@ -101,7 +107,7 @@ export async function matchCompany(db: Knex, r: CompanyMatchRequest): Promise<Co
     const match = identifierVerdict(key.value);
     return { text: found, match, ...(r.candidates ? { candidates: [{ data: companyHit(JSON.parse(found)), match }] } : {}) };
   }
-  const ranked = (await scoreCompanyQuery(db, input.query)).filter((c) => c.verdict.likelihood >= min);
+  const ranked = rankCompanies(await compareCompanyCandidates(db, input.query)).filter((c) => c.verdict.likelihood >= min);
   const best = ranked[0];
   if (!best) throw noMatch(min);
   return {

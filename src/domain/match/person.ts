@@ -12,7 +12,8 @@ import { AppError } from '../errors';
 import { personKeyFromQuery } from '../lake/identifiers';
 import { canonicalCompanyId } from '../../model/identifiers';
 import { findPersonCandidates, type FoundPerson } from './candidates';
-import { comparePerson, type Level, type PersonQuery } from './compare';
+import { comparePerson, type Comparison, type Level, type PersonQuery } from './compare';
+import { PARAMETERS, type MatchParameters } from './parameters';
 import { companyKey, nameFromParts, parseEmail, parseName, placeOf, registrableDomain } from './normalize';
 import { weigh } from './score';
 import { DEFAULT_MIN_LIKELIHOOD, identifierVerdict, noMatch, rank, type MatchVerdict } from './verdict';
@@ -73,12 +74,20 @@ export interface PersonMatchOutcome {
   candidates?: { data: PersonSearchHit; match: MatchVerdict }[];
 }
 
-/** Scored candidates of a query, best first, each eligible (agreeing on more than a name). */
-export async function scorePersonQuery(db: Knex, query: PersonQuery) {
+/**
+ * The compared candidates of a query, each eligible: agreeing on more than a name (the name and the
+ * email's local part both speak only of the name; something else must agree).
+ */
+export async function comparePersonCandidates(db: Knex, query: PersonQuery) {
   const { resolved, found } = await findPersonCandidates(db, query);
-  const scored = found.map((f) => ({ item: f, evidence: weigh('person', comparePerson(query, f.candidate, resolved)) }));
-  const eligible = scored.filter((s) => s.evidence.some((e) => e.field !== 'name' && e.field !== 'email' && AGREES.includes(e.level)));
-  return rank<FoundPerson>('person', eligible);
+  return found
+    .map((f) => ({ item: f, comparisons: comparePerson(query, f.candidate, resolved) }))
+    .filter((c) => c.comparisons.some((e) => e.field !== 'name' && e.field !== 'email' && AGREES.includes(e.level)));
+}
+
+/** Compared candidates weighed and ranked, best first (parameters: the committed ones, or a fit's). */
+export function rankPersons(compared: readonly { item: FoundPerson; comparisons: Comparison[] }[], parameters: MatchParameters = PARAMETERS) {
+  return rank<FoundPerson>('person', compared.map((c) => ({ item: c.item, evidence: weigh('person', c.comparisons, parameters) })), parameters);
 }
 
 export async function matchPerson(db: Knex, r: PersonMatchRequest, defaultMin = DEFAULT_MIN_LIKELIHOOD): Promise<PersonMatchOutcome> {
@@ -91,7 +100,7 @@ export async function matchPerson(db: Knex, r: PersonMatchRequest, defaultMin = 
     const match = identifierVerdict(key.value);
     return { text: found, match, ...(r.candidates ? { candidates: [{ data: personHit(JSON.parse(found)), match }] } : {}) };
   }
-  const ranked = (await scorePersonQuery(db, input.query)).filter((c) => c.verdict.likelihood >= min);
+  const ranked = rankPersons(await comparePersonCandidates(db, input.query)).filter((c) => c.verdict.likelihood >= min);
   const best = ranked[0];
   if (!best) throw noMatch(min);
   return {

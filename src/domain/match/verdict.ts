@@ -7,6 +7,7 @@ import { AppError } from '../errors';
 import { calibrationOf, likelihoods } from './calibrate';
 import type { WeighedComparison } from './score';
 import { scoreOf } from './score';
+import { PARAMETERS, type MatchParameters } from './parameters';
 
 export type MatchVerdict = components['schemas']['MatchVerdict'];
 export type MatchEvidence = components['schemas']['MatchEvidence'];
@@ -17,9 +18,9 @@ export interface Ranked<T> {
   verdict: MatchVerdict;
 }
 
-export function rank<T>(kind: 'person' | 'company', scored: readonly { item: T; evidence: WeighedComparison[] }[]): Ranked<T>[] {
+export function rank<T>(kind: 'person' | 'company', scored: readonly { item: T; evidence: WeighedComparison[] }[], parameters: MatchParameters = PARAMETERS): Ranked<T>[] {
   const scores = scored.map((s) => scoreOf(s.evidence));
-  const shares = likelihoods(scores, calibrationOf(kind));
+  const shares = likelihoods(scores, calibrationOf(kind, parameters));
   return scored
     .map((s, i) => ({
       item: s.item,
