@@ -18,7 +18,8 @@
 import { Rng, deriveKey } from './random';
 import { Stream } from './support';
 import { COUNTRIES, type Country } from './tables';
-import { ALL_LEGAL_SUFFIXES, FORMAL_OF, LEGAL_SUFFIXES, MIDDLE_NAMES, NICKNAMES } from './names';
+import { FORMAL_OF, LEGAL_SUFFIXES, MIDDLE_NAMES, NICKNAMES } from './names';
+import { withoutLegalForm } from './companies';
 import type { CompanyResult, PersonResult, World } from '.';
 
 /** The body of POST /person/match (contract: PersonMatchRequest). */
@@ -184,11 +185,7 @@ export function givenName(first: string): string {
   return first.split(' ')[0] as string;
 }
 
-/** The company name without its legal form ("Acme Software Inc." -> "Acme Software"). */
-export function withoutLegalForm(name: string): string {
-  for (const s of ALL_LEGAL_SUFFIXES) if (name.endsWith(` ${s}`)) return name.slice(0, -s.length - 1);
-  return name;
-}
+export { withoutLegalForm };
 
 const ABBREVIATIONS: readonly (readonly [RegExp, string])[] = [
   [/\bTechnologies\b/, 'Tech'], [/\bInternational\b/, 'Intl'], [/\bCorporation\b/, 'Corp'], [/\bLaboratories\b/, 'Labs'],
