@@ -16,7 +16,7 @@
  *    (calibrate.ts) against whether it is the right one, log loss minimised over a grid then refined.
  * 5. Prints the fit's own ECE and Brier score; `--write` rewrites parameters.ts.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKnex, migrateLatest, type Knex } from '../src/db/knex';
 import { compareCompanyCandidates, companyInput, rankCompanies } from '../src/domain/match/company';
@@ -43,6 +43,7 @@ const loadedOf = (persons: number) => persons - Math.floor(persons / 50);
 
 interface Compared {
   expectedId: string | null;
+  noise?: string;
   candidates: { id: string; comparisons: Comparison[] }[];
 }
 
@@ -73,8 +74,12 @@ async function lake(): Promise<Knex> {
   return knex;
 }
 
-/** m and u of every level seen, add-one smoothed within each field. */
-function estimate(compared: Compared[], prior: KindParameters): KindParameters['fields'] {
+/** Pseudo-counts of the prior (the committed m and u) in each estimate: a Dirichlet prior, so a
+ * level seen rarely among the labelled candidates keeps close to its prior instead of swinging. */
+const PRIOR_WEIGHT = 30;
+
+/** m and u of every level: labelled counts among true (m) and other (u) candidates, with the prior's pseudo-counts. */
+function estimate(compared: Compared[], prior: KindParameters, log: (line: string) => void): KindParameters['fields'] {
   const counts: Record<string, { m: Record<string, number>; u: Record<string, number> }> = {};
   for (const q of compared) {
     for (const c of q.candidates) {
@@ -91,11 +96,20 @@ function estimate(compared: Compared[], prior: KindParameters): KindParameters['
   for (const [field, levels] of Object.entries(prior.fields)) {
     const c = counts[field] ?? { m: {}, u: {} };
     const names = Object.keys(levels) as Level[];
-    const mTotal = names.reduce((s, l) => s + (c.m[l] ?? 0) + 1, 0);
-    const uTotal = names.reduce((s, l) => s + (c.u[l] ?? 0) + 1, 0);
+    const mSum = names.reduce((s, l) => s + (c.m[l] ?? 0), 0);
+    const uSum = names.reduce((s, l) => s + (c.u[l] ?? 0), 0);
+    const priorM = names.reduce((s, l) => s + levels[l]!.m, 0);
+    const priorU = names.reduce((s, l) => s + levels[l]!.u, 0);
     fields[field] = Object.fromEntries(
-      names.map((l) => [l, { m: round((((c.m[l] ?? 0) + 1) / mTotal)), u: round(((c.u[l] ?? 0) + 1) / uTotal) }]),
+      names.map((l) => [
+        l,
+        {
+          m: round(((c.m[l] ?? 0) + PRIOR_WEIGHT * (levels[l]!.m / priorM)) / (mSum + PRIOR_WEIGHT)),
+          u: round(((c.u[l] ?? 0) + PRIOR_WEIGHT * (levels[l]!.u / priorU)) / (uSum + PRIOR_WEIGHT)),
+        },
+      ]),
     );
+    log(`  ${field}: ${names.map((l) => `${l} m=${c.m[l] ?? 0} u=${c.u[l] ?? 0}`).join(', ')}\n`);
   }
   return fields;
 }
@@ -158,13 +172,20 @@ async function main() {
   const companyQueries = generateCompanyMatchQueries(world, { seed: QUERY_SEED, count: COMPANY_COUNT });
   process.stderr.write(`${personQueries.length} person and ${companyQueries.length} company queries\n`);
 
+  const cacheFile = `${require('node:os').tmpdir()}/enrich-fit-match-${PERSONS}-${WORLD_SEED}-${QUERY_SEED}-${COUNT}-${COMPANY_COUNT}.json`;
+  const fs = await import('node:fs');
+  if (process.argv.includes('--cached') && fs.existsSync(cacheFile)) {
+    const cached = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as { persons: Compared[]; companies: Compared[] };
+    await knex.destroy();
+    return fit(cached.persons, cached.companies);
+  }
   const persons: Compared[] = [];
   for (const q of personQueries) {
     try {
       const input = personInput(q.query);
       if (input.kind !== 'query') continue;
       const compared = await comparePersonCandidates(knex, input.query);
-      persons.push({ expectedId: q.expectedId, candidates: compared.map((c) => ({ id: c.item.candidate.id, comparisons: c.comparisons })) });
+      persons.push({ expectedId: q.expectedId, noise: q.noise, candidates: compared.map((c) => ({ id: c.item.candidate.id, comparisons: c.comparisons })) });
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
     }
@@ -175,13 +196,18 @@ async function main() {
       const input = companyInput(q.query);
       if (input.kind !== 'query') continue;
       const compared = await compareCompanyCandidates(knex, input.query);
-      companies.push({ expectedId: q.expectedId, candidates: compared.map((c) => ({ id: c.item.candidate.id, comparisons: c.comparisons })) });
+      companies.push({ expectedId: q.expectedId, noise: q.noise, candidates: compared.map((c) => ({ id: c.item.candidate.id, comparisons: c.comparisons })) });
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
     }
   }
   await knex.destroy();
+  fs.writeFileSync(cacheFile, JSON.stringify({ persons, companies }));
+  return fit(persons, companies);
+}
 
+/** The comparisons of the candidates go through the committed code's comparison rules: a cache is only valid for them (--cached). */
+function fit(persons: Compared[], companies: Compared[]) {
   // Rankers over the stored comparisons (items rebuilt with only what ranking reads: the id).
   const personRanker: Ranker = (cands, p) =>
     rankPersons(cands.map((c) => ({ item: { candidate: { id: c.id }, text: '' } as never, comparisons: c.comparisons })), p).map((r) => ({
@@ -202,8 +228,8 @@ async function main() {
       at: `world seed ${WORLD_SEED}, ${PERSONS} persons / ${COMPANIES} companies, query seed ${QUERY_SEED}`,
       script: 'scripts/fit-match-calibration.ts',
     },
-    person: { fields: estimate(persons, PARAMETERS.person), calibration: PARAMETERS.person.calibration },
-    company: { fields: estimate(companies, PARAMETERS.company), calibration: PARAMETERS.company.calibration },
+    person: { fields: estimate(persons, PARAMETERS.person, (l) => process.stderr.write(`person${l}`)), calibration: PARAMETERS.person.calibration },
+    company: { fields: estimate(companies, PARAMETERS.company, (l) => process.stderr.write(`company${l}`)), calibration: PARAMETERS.company.calibration },
   };
   const pc = fitCalibration(persons, fitted, 'person', personRanker);
   fitted.person.calibration = { a: pc.a, b: pc.b };
@@ -217,11 +243,25 @@ async function main() {
     process.stdout.write(
       `${kind}: ${set.length} queries; committed parameters ECE ${ece(before).toFixed(4)} Brier ${brier(before).toFixed(4)}; fitted ECE ${ece(after).toFixed(4)} Brier ${brier(after).toFixed(4)} (fit set, in-sample)\n`,
     );
+    const classes = [...new Set(set.map((q) => q.noise ?? '?'))];
+    for (const noise of classes) {
+      const rows = set.map((q, i) => ({ q, o: after[i]! })).filter((x) => (x.q.noise ?? '?') === noise);
+      const right = rows.filter((x) => x.o.right && x.o.p >= 0.7).length;
+      const wrong = rows.filter((x) => !x.o.right && x.o.p >= 0.7).length;
+      const best = rows.filter((x) => x.o.right).length;
+      process.stdout.write(`    ${noise.padEnd(22)} n=${String(rows.length).padStart(4)} right@0.7=${right} wrong@0.7=${wrong} bestRight=${best}\n`);
+    }
+    const present = set.map((q, i) => ({ q, o: after[i]! })).filter((x) => x.q.expectedId !== null);
+    const answered = after.filter((o) => o.p >= 0.7);
+    const confident = after.filter((o) => o.p >= 0.9);
+    process.stdout.write(
+      `  fitted: recall at 0.7 ${(present.filter((x) => x.o.right && x.o.p >= 0.7).length / present.length).toFixed(3)}, precision at 0.7 ${(answered.filter((o) => o.right).length / answered.length).toFixed(3)}, precision at 0.9 ${(confident.filter((o) => o.right).length / confident.length).toFixed(3)}, best candidate right ${(present.filter((x) => x.o.right).length / present.length).toFixed(3)}\n`,
+    );
   }
   process.stdout.write(`${JSON.stringify(fitted, null, 2)}\n`);
   if (process.argv.includes('--write')) {
     const file = join(__dirname, '..', 'src', 'domain', 'match', 'parameters.ts');
-    const source = (await import('node:fs')).readFileSync(file, 'utf8');
+    const source = readFileSync(file, 'utf8');
     const start = source.indexOf('export const PARAMETERS: MatchParameters = ');
     writeFileSync(file, `${source.slice(0, start)}export const PARAMETERS: MatchParameters = ${JSON.stringify(fitted, null, 2)};\n`);
     process.stdout.write(`wrote ${file}\n`);

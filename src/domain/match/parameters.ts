@@ -19,26 +19,221 @@ export interface MatchParameters {
 }
 
 export const PARAMETERS: MatchParameters = {
-  fitted: null,
-  person: {
-    fields: {
-      name: { exact: { m: 0.8, u: 0.02 }, nickname: { m: 0.06, u: 0.004 }, close: { m: 0.08, u: 0.01 }, partial: { m: 0.04, u: 0.3 }, different: { m: 0.02, u: 0.67 } },
-      company: { exact: { m: 0.75, u: 0.02 }, close: { m: 0.08, u: 0.01 }, former: { m: 0.12, u: 0.02 }, different: { m: 0.05, u: 0.95 } },
-      company_id: { exact: { m: 0.85, u: 0.01 }, former: { m: 0.1, u: 0.01 }, different: { m: 0.05, u: 0.98 } },
-      company_domain: { exact: { m: 0.8, u: 0.02 }, close: { m: 0.05, u: 0.01 }, former: { m: 0.1, u: 0.02 }, different: { m: 0.05, u: 0.95 } },
-      email: { exact: { m: 0.7, u: 0.02 }, nickname: { m: 0.05, u: 0.005 }, close: { m: 0.05, u: 0.02 }, partial: { m: 0.15, u: 0.1 }, different: { m: 0.05, u: 0.86 } },
-      title: { exact: { m: 0.6, u: 0.05 }, close: { m: 0.2, u: 0.1 }, partial: { m: 0.1, u: 0.2 }, different: { m: 0.1, u: 0.65 } },
-      location: { exact: { m: 0.85, u: 0.15 }, close: { m: 0.05, u: 0.02 }, partial: { m: 0.03, u: 0.05 }, different: { m: 0.07, u: 0.78 } },
-      school: { exact: { m: 0.8, u: 0.03 }, close: { m: 0.1, u: 0.02 }, different: { m: 0.1, u: 0.95 } },
-    },
-    calibration: { a: 0.8, b: -5 },
+  "fitted": {
+    "seed": 101,
+    "queries": 5200,
+    "mix": "default (DEFAULT_PERSON_MIX, DEFAULT_COMPANY_MIX)",
+    "at": "world seed 101, 50000 persons / 5000 companies, query seed 7",
+    "script": "scripts/fit-match-calibration.ts"
   },
-  company: {
-    fields: {
-      name: { exact: { m: 0.8, u: 0.05 }, close: { m: 0.1, u: 0.05 }, former: { m: 0.08, u: 0.01 }, partial: { m: 0.01, u: 0.2 }, different: { m: 0.01, u: 0.69 } },
-      domain: { exact: { m: 0.95, u: 0.001 }, different: { m: 0.05, u: 0.999 } },
-      location: { exact: { m: 0.85, u: 0.1 }, close: { m: 0.05, u: 0.02 }, partial: { m: 0.03, u: 0.05 }, different: { m: 0.07, u: 0.83 } },
+  "person": {
+    "fields": {
+      "name": {
+        "exact": {
+          "m": 0.8312,
+          "u": 0.03455
+        },
+        "nickname": {
+          "m": 0.06377,
+          "u": 0.005188
+        },
+        "close": {
+          "m": 0.07226,
+          "u": 0.003493
+        },
+        "partial": {
+          "m": 0.008682,
+          "u": 0.8582
+        },
+        "different": {
+          "m": 0.02413,
+          "u": 0.09853
+        }
+      },
+      "company": {
+        "exact": {
+          "m": 0.8616,
+          "u": 0.616
+        },
+        "close": {
+          "m": 0.02537,
+          "u": 0.02842
+        },
+        "former": {
+          "m": 0.1124,
+          "u": 0.1725
+        },
+        "different": {
+          "m": 0.0006098,
+          "u": 0.183
+        }
+      },
+      "company_id": {
+        "exact": {
+          "m": 0.85,
+          "u": 0.01
+        },
+        "former": {
+          "m": 0.1,
+          "u": 0.01
+        },
+        "different": {
+          "m": 0.05,
+          "u": 0.98
+        }
+      },
+      "company_domain": {
+        "exact": {
+          "m": 0.9915,
+          "u": 0.7639
+        },
+        "close": {
+          "m": 0.002137,
+          "u": 0.0003606
+        },
+        "former": {
+          "m": 0.004274,
+          "u": 0.2014
+        },
+        "different": {
+          "m": 0.002137,
+          "u": 0.03425
+        }
+      },
+      "email": {
+        "exact": {
+          "m": 0.7678,
+          "u": 0.06039
+        },
+        "nickname": {
+          "m": 0.003055,
+          "u": 0.0002463
+        },
+        "close": {
+          "m": 0.003055,
+          "u": 0.009236
+        },
+        "partial": {
+          "m": 0.223,
+          "u": 0.01153
+        },
+        "different": {
+          "m": 0.003055,
+          "u": 0.9186
+        }
+      },
+      "title": {
+        "exact": {
+          "m": 0.9461,
+          "u": 0.07736
+        },
+        "close": {
+          "m": 0.02905,
+          "u": 0.1141
+        },
+        "partial": {
+          "m": 0.01245,
+          "u": 0.5194
+        },
+        "different": {
+          "m": 0.01245,
+          "u": 0.2891
+        }
+      },
+      "location": {
+        "exact": {
+          "m": 0.9812,
+          "u": 0.4168
+        },
+        "close": {
+          "m": 0.00625,
+          "u": 0.0004518
+        },
+        "partial": {
+          "m": 0.00375,
+          "u": 0.5651
+        },
+        "different": {
+          "m": 0.00875,
+          "u": 0.01762
+        }
+      },
+      "school": {
+        "exact": {
+          "m": 0.9661,
+          "u": 0.632
+        },
+        "close": {
+          "m": 0.01695,
+          "u": 0.2962
+        },
+        "different": {
+          "m": 0.01695,
+          "u": 0.07179
+        }
+      }
     },
-    calibration: { a: 0.8, b: -3 },
+    "calibration": {
+      "a": 0.9687,
+      "b": 4.375
+    }
   },
+  "company": {
+    "fields": {
+      "name": {
+        "exact": {
+          "m": 0.8375,
+          "u": 0.1974
+        },
+        "close": {
+          "m": 0.05882,
+          "u": 0.4004
+        },
+        "former": {
+          "m": 0.1,
+          "u": 0.001107
+        },
+        "partial": {
+          "m": 0.003221,
+          "u": 0.3247
+        },
+        "different": {
+          "m": 0.0004202,
+          "u": 0.07638
+        }
+      },
+      "domain": {
+        "exact": {
+          "m": 0.996,
+          "u": 0.2113
+        },
+        "different": {
+          "m": 0.004011,
+          "u": 0.7887
+        }
+      },
+      "location": {
+        "exact": {
+          "m": 0.9648,
+          "u": 0.07143
+        },
+        "close": {
+          "m": 0.01172,
+          "u": 0.01071
+        },
+        "partial": {
+          "m": 0.007031,
+          "u": 0.02679
+        },
+        "different": {
+          "m": 0.01641,
+          "u": 0.8911
+        }
+      }
+    },
+    "calibration": {
+      "a": 1.081,
+      "b": 4.375
+    }
+  }
 };
