@@ -43,6 +43,7 @@ describe("the README's matching walk on the demo world", () => {
     expect(res.body.data.id).toBe(named('Rebecca Barton')[0]!.id);
     expect(res.body.match.likelihood).toBeGreaterThanOrEqual(0.7);
     expect(levels(res)).toEqual({ company: 'exact', name: 'nickname' });
+    expect(res.body.match.ambiguous).toBe(false);
   });
 
   it('by work email alone, and by name and the company website', async () => {
@@ -71,7 +72,7 @@ describe("the README's matching walk on the demo world", () => {
     const byDomain = await post('/company/match', { domain: 'https://www.harris-systems.com/about' });
     expect(byDomain.status).toBe(200);
     expect(byDomain.body.data.name).toBe('Harris Systems');
-    const byFormer = await post('/company/match', { name: 'Tooth Market', min_likelihood: 0 });
+    const byFormer = await post('/company/match', { name: 'Tooth Market' });
     expect(byFormer.status).toBe(200);
     expect(byFormer.body.data.name).toBe('Tooth Outfitters');
     expect(levels(byFormer)).toEqual({ name: 'former' });
