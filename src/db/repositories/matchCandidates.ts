@@ -148,3 +148,17 @@ export async function findCompanyRecordTexts(db: Knex, ids: readonly string[]): 
   const rows = await db('companies').whereRaw('id = any(?::uuid[])', [[...ids]]).select('id', db.raw(RECORD_COLUMNS));
   return (rows as { id: string; record: string; fetched_at_text: string | null }[]).map(served);
 }
+
+/**
+ * A random sample of record texts (for the match model's fit: u, the chance that a record that is
+ * not the one asked for agrees by accident, is counted on random records). Reads a sample of the
+ * table's pages, not the table.
+ */
+export async function sampleRecordTexts(db: Knex, kind: 'person' | 'company', percent: number, limit: number): Promise<{ id: string; record: string }[]> {
+  const table = kind === 'person' ? 'persons' : 'companies';
+  const { rows } = await db.raw<{ rows: { id: string; record: string; fetched_at_text: string | null }[] }>(
+    `select id, ${RECORD_COLUMNS} from ${table} tablesample system (?) repeatable (42) limit ?`,
+    [percent, limit],
+  );
+  return rows.map(served);
+}
