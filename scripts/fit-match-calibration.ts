@@ -9,9 +9,11 @@
  *    reused), the last 2 % of persons held back as absent people, as the bench does.
  * 2. Queries from src/world/matchQueries.ts (default noise mix) through the engine's own stages
  *    (the candidates and comparisons of domain/match, no HTTP).
- * 3. m and u per field and level: counts among the true candidate (m) and the other candidates (u)
- *    of each query, add-one smoothed (Fellegi-Sunter estimated with labels, as Splink's
- *    `estimate_m_from_label_column` does for m).
+ * 3. m and u per field and level, Fellegi-Sunter style: m counted on each query against the record
+ *    it was made from (Splink's `estimate_m_from_label_column`), u on the query against random
+ *    records of the lake (Splink's `estimate_u_using_random_sampling`), each with the hand-set
+ *    PRIORS as Dirichlet pseudo-counts. The competition among the candidates found by blocking is
+ *    not in the weights: calibrate.ts shares the likelihood among them.
  * 4. The calibration (a, b): the likelihood of the best candidate after sharing among rivals
  *    (calibrate.ts) against whether it is the right one, log loss minimised over a grid then refined.
  * 5. Prints the fit's own ECE and Brier score; `--write` rewrites parameters.ts.
@@ -19,10 +21,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKnex, migrateLatest, type Knex } from '../src/db/knex';
-import { compareCompanyCandidates, companyInput, rankCompanies } from '../src/domain/match/company';
+import { compareCompanyCandidates, companyInput, rankCompanies, compareCompany as compareCompanyFields } from '../src/domain/match/company';
 import type { Comparison, Level } from '../src/domain/match/compare';
-import { PARAMETERS, type KindParameters, type MatchParameters } from '../src/domain/match/parameters';
+import { PARAMETERS, PRIORS, type KindParameters, type MatchParameters } from '../src/domain/match/parameters';
 import { comparePersonCandidates, personInput, rankPersons } from '../src/domain/match/person';
+import { comparePerson, type PersonCandidate } from '../src/domain/match/compare';
+import { resolveEmployers, type CompanyCandidateRecord } from '../src/domain/match/candidates';
+import { findCompanyRecordTexts, findFormerCompanyNames, findPersonRecordTexts, sampleRecordTexts } from '../src/db/repositories/matchCandidates';
 import { AppError } from '../src/domain/errors';
 import { createWorld } from '../src/world';
 import { generateCompanyMatchQueries, generateMatchQueries, normalizedName } from '../src/world/matchQueries';
@@ -44,6 +49,9 @@ const loadedOf = (persons: number) => persons - Math.floor(persons / 50);
 interface Compared {
   expectedId: string | null;
   noise?: string;
+  /** The query against the record it was made from (m), and against random records (u). */
+  truth?: Comparison[];
+  random?: Comparison[][];
   candidates: { id: string; comparisons: Comparison[] }[];
 }
 
@@ -77,20 +85,23 @@ async function lake(): Promise<Knex> {
 /** Pseudo-counts of the prior (the committed m and u) in each estimate: a Dirichlet prior, so a
  * level seen rarely among the labelled candidates keeps close to its prior instead of swinging. */
 const PRIOR_WEIGHT = 30;
+/** Random records each query is compared with, for u. */
+const RANDOM_PAIRS = 8;
 
 /** m and u of every level: labelled counts among true (m) and other (u) candidates, with the prior's pseudo-counts. */
 function estimate(compared: Compared[], prior: KindParameters, log: (line: string) => void): KindParameters['fields'] {
   const counts: Record<string, { m: Record<string, number>; u: Record<string, number> }> = {};
-  for (const q of compared) {
-    for (const c of q.candidates) {
-      const truth = c.id === q.expectedId;
-      for (const e of c.comparisons) {
-        if (e.level === 'missing_in_record') continue;
-        const f = (counts[e.field] ??= { m: {}, u: {} });
-        const side = truth ? f.m : f.u;
-        side[e.level] = (side[e.level] ?? 0) + 1;
-      }
+  const add = (side: 'm' | 'u', comparisons: readonly Comparison[]) => {
+    for (const e of comparisons) {
+      if (e.level === 'missing_in_record') continue;
+      const f = (counts[e.field] ??= { m: {}, u: {} });
+      f[side][e.level] = (f[side][e.level] ?? 0) + 1;
     }
+  };
+  // m: the query against the record it was made from (found by blocking or not); u: against random records.
+  for (const q of compared) {
+    if (q.truth) add('m', q.truth);
+    for (const r of q.random ?? []) add('u', r);
   }
   const fields: KindParameters['fields'] = {};
   for (const [field, levels] of Object.entries(prior.fields)) {
@@ -146,8 +157,8 @@ export function ece(o: { p: number; right: boolean }[], bins = 10): number {
 function fitCalibration(compared: Compared[], base: MatchParameters, kind: 'person' | 'company', ranker: Ranker) {
   const withCal = (a: number, b: number): MatchParameters => ({ ...base, [kind]: { ...base[kind], calibration: { a, b } } });
   let best = { a: 1, b: 0, loss: Infinity };
-  for (let a = 0.1; a <= 2.0001; a += 0.1) {
-    for (let b = -12; b <= 4.0001; b += 0.5) {
+  for (let a = 0.05; a <= 2.0001; a += 0.05) {
+    for (let b = -30; b <= 10.0001; b += 0.5) {
       const loss = logLoss(outcomes(compared, withCal(a, b), ranker));
       if (loss < best.loss) best = { a, b, loss };
     }
@@ -179,13 +190,31 @@ async function main() {
     await knex.destroy();
     return fit(cached.persons, cached.companies);
   }
+  // Random records for u: a sample of each table, each query compared with RANDOM_PAIRS of them.
+  const personPool = (await sampleRecordTexts(knex, 'person', 5, 3000)).map((r) => JSON.parse(r.record) as PersonCandidate);
+  const companyPool = (await sampleRecordTexts(knex, 'company', 20, 1000)).map((r) => JSON.parse(r.record) as CompanyCandidateRecord);
+  const recordOf = async (id: string) => (await findPersonRecordTexts(knex, [id]))[0];
   const persons: Compared[] = [];
+  let k = 0;
   for (const q of personQueries) {
     try {
       const input = personInput(q.query);
       if (input.kind !== 'query') continue;
       const compared = await comparePersonCandidates(knex, input.query);
-      persons.push({ expectedId: q.expectedId, noise: q.noise, candidates: compared.map((c) => ({ id: c.item.candidate.id, comparisons: c.comparisons })) });
+      const resolved = await resolveEmployers(knex, input.query);
+      const own = q.expectedId ? await recordOf(q.expectedId) : undefined;
+      const random: Comparison[][] = [];
+      for (let r = 0; r < RANDOM_PAIRS; r++) {
+        const other = personPool[k++ % personPool.length]!;
+        if (other.id !== q.expectedId) random.push(comparePerson(input.query, other, resolved));
+      }
+      persons.push({
+        expectedId: q.expectedId,
+        noise: q.noise,
+        truth: own ? comparePerson(input.query, JSON.parse(own.record) as PersonCandidate, resolved) : undefined,
+        random,
+        candidates: compared.map((c) => ({ id: c.item.candidate.id, comparisons: c.comparisons })),
+      });
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
     }
@@ -196,7 +225,18 @@ async function main() {
       const input = companyInput(q.query);
       if (input.kind !== 'query') continue;
       const compared = await compareCompanyCandidates(knex, input.query);
-      companies.push({ expectedId: q.expectedId, noise: q.noise, candidates: compared.map((c) => ({ id: c.item.candidate.id, comparisons: c.comparisons })) });
+      let truth: Comparison[] | undefined;
+      if (q.expectedId) {
+        const own = (await findCompanyRecordTexts(knex, [q.expectedId]))[0];
+        const former = (await findFormerCompanyNames(knex, [q.expectedId])).map((f) => f.former_name);
+        if (own) truth = compareCompanyFields(input.query, { candidate: JSON.parse(own.record), text: '', formerNames: former });
+      }
+      const random: Comparison[][] = [];
+      for (let r = 0; r < RANDOM_PAIRS; r++) {
+        const other = companyPool[k++ % companyPool.length]!;
+        if (other.id !== q.expectedId) random.push(compareCompanyFields(input.query, { candidate: other, text: '', formerNames: [] }));
+      }
+      companies.push({ expectedId: q.expectedId, noise: q.noise, truth, random, candidates: compared.map((c) => ({ id: c.item.candidate.id, comparisons: c.comparisons })) });
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
     }
@@ -228,8 +268,8 @@ function fit(persons: Compared[], companies: Compared[]) {
       at: `world seed ${WORLD_SEED}, ${PERSONS} persons / ${COMPANIES} companies, query seed ${QUERY_SEED}`,
       script: 'scripts/fit-match-calibration.ts',
     },
-    person: { fields: estimate(persons, PARAMETERS.person, (l) => process.stderr.write(`person${l}`)), calibration: PARAMETERS.person.calibration },
-    company: { fields: estimate(companies, PARAMETERS.company, (l) => process.stderr.write(`company${l}`)), calibration: PARAMETERS.company.calibration },
+    person: { fields: estimate(persons, PRIORS.person, (l) => process.stderr.write(`person${l}`)), calibration: PRIORS.person.calibration },
+    company: { fields: estimate(companies, PRIORS.company, (l) => process.stderr.write(`company${l}`)), calibration: PRIORS.company.calibration },
   };
   const pc = fitCalibration(persons, fitted, 'person', personRanker);
   fitted.person.calibration = { a: pc.a, b: pc.b };
