@@ -12,6 +12,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CliExit, duration, isoDate, positiveInt, print, withDatabase, type CliIo } from './common';
 import { registerLakeCommands } from './lakeCommands';
+import { registerMatchCommands } from './matchCommands';
 import { load } from './lazy';
 import { packageVersion } from '../observability/version';
 import { registerLiveCommands } from './liveCommands';
@@ -249,6 +250,7 @@ export function buildCli(io: CliIo): Command {
     });
 
   registerLakeCommands(program, io);
+  registerMatchCommands(program, io);
   registerLiveCommands(program, io);
   registerMonitorCommands(program, io);
   registerDashboardCommands(program, io);

@@ -5,11 +5,13 @@
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   INVALID_CURSOR: 400,
+  MATCH_INPUT_INSUFFICIENT: 400,
   API_KEY_INVALID: 401,
   LICENSE_INACTIVE: 402,
   OWNER_REQUIRED: 403,
   ORIGIN_NOT_ALLOWED: 403,
   NOT_FOUND: 404,
+  NO_MATCH: 404,
   METHOD_NOT_ALLOWED: 405,
   /** The HTTP server's own answer (http/clientError.ts): the request did not arrive in time. */
   REQUEST_TIMEOUT: 408,

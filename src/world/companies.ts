@@ -14,6 +14,13 @@ import {
   capitalize, fillPattern, isoSeconds, mediaUrl, renditions, slugify, uuidFrom, type CompanySummary, type School, type Stream, type WorldContext,
 } from './support';
 import { cumulate } from './random';
+import { ALL_LEGAL_SUFFIXES, LEGAL_SUFFIXES } from './names';
+
+/** The name without a trailing legal form of names.ts ("Acme Software Inc." -> "Acme Software"). */
+export function withoutLegalForm(name: string): string {
+  for (const suffix of ALL_LEGAL_SUFFIXES) if (name.endsWith(` ${suffix}`)) return name.slice(0, -suffix.length - 1);
+  return name;
+}
 
 export type CompanyResult = components['schemas']['CompanyResult'];
 type Location = components['schemas']['Location'];
@@ -31,6 +38,8 @@ export interface CompanyKeys {
   readonly uuid: Feistel; // 32 bits
   readonly companyId: Feistel; // 28 bits
   readonly slug: Feistel; // 24 bits
+  /** Key of the renames and legal forms (a stream apart, so the rest of the world is unchanged). */
+  readonly rename: number;
 }
 
 function base36(value: number, digits: number): string {
@@ -42,27 +51,64 @@ function base36(value: number, digits: number): string {
   return s;
 }
 
-function companyName(stream: Stream, industry: number, country: Country): string {
+/** A company name; `branded` when it is a stem and an industry word (a legal form may follow). */
+function companyName(stream: Stream, industry: number, country: Country): { name: string; branded: boolean } {
   const { rng } = stream;
   const f = stream.faker(country.locale);
   const city = rng.pick(country.cities).name;
-  if (industry === 4 && rng.chance(0.4)) return rng.chance(0.5) ? `University of ${city}` : `${city} College`;
-  if (industry === 5 && rng.chance(0.3)) return `${f.person.lastName()} & ${f.person.lastName()}`;
-  if (industry === 8 && rng.chance(0.2)) return `Bank of ${city}`;
+  if (industry === 4 && rng.chance(0.4)) return { name: rng.chance(0.5) ? `University of ${city}` : `${city} College`, branded: false };
+  if (industry === 5 && rng.chance(0.3)) return { name: `${f.person.lastName()} & ${f.person.lastName()}`, branded: true };
+  if (industry === 8 && rng.chance(0.2)) return { name: `Bank of ${city}`, branded: false };
   const stem = rng.chance(0.55) ? f.person.lastName() : capitalize(stream.faker().word.noun());
-  return `${stem} ${rng.pick(COMPANY_SUFFIXES[industry] as readonly string[])}`;
+  return { name: `${stem} ${rng.pick(COMPANY_SUFFIXES[industry] as readonly string[])}`, branded: true };
+}
+
+/** Share of companies renamed, and of branded names written with their legal form. */
+const RENAMED = 0.05;
+const WITH_LEGAL_FORM = 0.25;
+
+/**
+ * The company's legal form and former name, from the stream `extra` keyed apart (keys.rename), so
+ * adding them changed no other draw of the world. A former name is half the time the same stem
+ * with another industry word ("Smith Advisory" -> "Smith Consulting"), half an unrelated name (a
+ * rebrand). The rename happened 2 to 72 months before asOf.
+ */
+function renameAndLegalForm(
+  ctx: WorldContext, extra: Stream, key: number, index: number, industry: number, country: Country, base: { name: string; branded: boolean },
+): { name: string; formerName: string | null; renamedMonth: number | null } {
+  const { rng } = extra;
+  rng.reset(key, index);
+  const legal = base.branded && rng.chance(WITH_LEGAL_FORM) ? rng.pick(LEGAL_SUFFIXES[country.code] ?? LEGAL_SUFFIXES.US!) : null;
+  const name = legal === null ? base.name : `${base.name} ${legal}`;
+  if (!rng.chance(RENAMED)) return { name, formerName: null, renamedMonth: null };
+  const words = COMPANY_SUFFIXES[industry] as readonly string[];
+  let former: string;
+  if (base.branded && rng.chance(0.5)) {
+    const current = words.find((w) => base.name.endsWith(` ${w}`)) ?? '';
+    const stem = current === '' ? base.name : base.name.slice(0, -current.length - 1);
+    const others = words.filter((w) => w !== current);
+    former = `${stem} ${rng.pick(others.length ? others : ['Group'])}`;
+  } else {
+    const stem = rng.chance(0.5) ? extra.faker(country.locale).person.lastName() : capitalize(extra.faker().word.noun());
+    former = `${stem} ${rng.pick(words)}`;
+  }
+  if (legal !== null && rng.chance(0.5)) former = `${former} ${legal}`;
+  if (former === name) former = `${former} Group`;
+  return { name, formerName: former, renamedMonth: ctx.asOfMonth - rng.range(2, 72) };
 }
 
 /** The summary of company `index`: everything a person's position copies from its employer. */
-export function generateCompanySummary(ctx: WorldContext, stream: Stream, keys: CompanyKeys, index: number): CompanySummary {
+export function generateCompanySummary(ctx: WorldContext, stream: Stream, extra: Stream, keys: CompanyKeys, index: number): CompanySummary {
   const { rng } = stream;
   rng.reset(keys.core, index);
   const industryIndex = rng.weighted(INDUSTRY_CUMULATIVE);
   const industry = INDUSTRIES[industryIndex] as Industry;
   const country = COUNTRIES[rng.weighted(COUNTRY_CUMULATIVE)] as Country;
   const city = rng.pick(country.cities);
-  const name = companyName(stream, industryIndex, country);
-  const stem = slugify(name).slice(0, 60).replace(/-+$/, '') || 'company';
+  const base = companyName(stream, industryIndex, country);
+  // The page's username and the website's domain come from the name without its legal form.
+  const stem = slugify(base.name).slice(0, 60).replace(/-+$/, '') || 'company';
+  const { name, formerName, renamedMonth } = renameAndLegalForm(ctx, extra, keys.rename, index, industryIndex, country, base);
   const username = `${stem}-${base36(keys.slug.apply(index), 5)}`;
   const employees = ctx.employeesOf(index);
   // The page's headcount is at least the world's current employees (the data lake holds a share of them).
@@ -83,6 +129,7 @@ export function generateCompanySummary(ctx: WorldContext, stream: Stream, keys: 
     staffRange: staffRangeFor(staffCount).label,
     logoUrl, country, city, foundedYear,
     domain: `${stem}.${rng.chance(0.7) ? 'com' : country.tld}`,
+    formerName, renamedMonth,
   };
 }
 
@@ -158,8 +205,10 @@ export function generateCompany(ctx: WorldContext, stream: Stream, keys: Company
     : null;
   const affiliated = rng.chance(large ? 0.5 : 0.15)
     ? Array.from({ length: rng.range(1, 3) }, (_, k) => {
-        const name = `${s.name} ${rng.pick(['Careers', 'Labs', 'Europe', 'Foundation', 'Ventures', 'Academy', 'Engineering'])}`;
-        const slug = `${s.username}-${slugify(name.slice(s.name.length + 1))}`;
+        // A showcase page is named after the brand, without the legal form ("Acme Labs", not "Acme Inc. Labs").
+        const brand = withoutLegalForm(s.name);
+        const name = `${brand} ${rng.pick(['Careers', 'Labs', 'Europe', 'Foundation', 'Ventures', 'Academy', 'Engineering'])}`;
+        const slug = `${s.username}-${slugify(name.slice(brand.length + 1))}`;
         const showcase = rng.chance(0.6);
         return {
           id: String(80_000_000 + ((keys.companyId.apply(index) * 7 + k) % 19_000_000)),

@@ -30,7 +30,7 @@
  */
 import { IndexPermutation, Feistel, Rng, deriveKey, upperBound } from './random';
 import { generateCompany, generateCompanySummary, generateSchool, type CompanyKeys, type CompanyResult } from './companies';
-import { generatePerson, type PersonKeys, type PersonResult } from './persons';
+import { generatePerson, isNamesakeRank, type PersonKeys, type PersonResult } from './persons';
 import { Stream, type CompanySummary, type School, type WorldContext } from './support';
 import { COUNTRIES, type Country } from './tables';
 import { defaultAsOf } from './asOf';
@@ -67,6 +67,14 @@ export interface World {
   personIndexOf(username: string, verify?: boolean): number | undefined;
   /** The index of the company with this username or numeric company_id, or undefined. */
   companyIndexOf(ref: { username: string } | { companyId: string }): number | undefined;
+  /**
+   * Company `index` as the lake knew it before its rename (the same record under its former name),
+   * or undefined if it was never renamed. `enrich seed` writes it before the current record, so the
+   * lake's change log holds the rename (company.name_changed, diff.old_name).
+   */
+  formerCompany(index: number): CompanyResult | undefined;
+  /** Whether person `index` shares their name with another employee of the same company (by construction). */
+  isNamesake(index: number): boolean;
   /** What the generators see (company summaries, weighted draws), for the simulator's evolution. */
   readonly context: WorldContext;
 }
@@ -84,6 +92,8 @@ export function createWorld(options: WorldOptions): World {
 enum Purpose {
   CompanyRank = 1, PersonSlot, CompanyCore, CompanyDetail, CompanyUuid, CompanyId, CompanySlug,
   Person, PersonUuid, PersonUsername, PersonNetworkId, PersonUrn, School, SchoolId, SchoolRank,
+  // Added for matching (issue 33): new streams, so every earlier draw of the world is unchanged.
+  PersonAlias, CompanyRename, Namesake,
 }
 
 /** Zipf offset of the company and school weights: weight of rank r is 1 / (r + offset). */
@@ -122,6 +132,10 @@ class SyntheticWorld implements World, WorldContext {
   private readonly coreStream = new Stream();
   private readonly detailStream = new Stream();
   private readonly personStream = new Stream();
+  private readonly renameStream = new Stream();
+  private readonly aliasRng = new Rng();
+  private readonly namesakeStream = new Stream();
+  private readonly namesakeKey: number;
   private readonly companyKeys: CompanyKeys;
   private readonly personKeys: PersonKeys;
 
@@ -145,13 +159,16 @@ class SyntheticWorld implements World, WorldContext {
       uuid: new Feistel(32, key(Purpose.CompanyUuid)),
       companyId: new Feistel(28, key(Purpose.CompanyId)),
       slug: new Feistel(24, key(Purpose.CompanySlug)),
+      rename: key(Purpose.CompanyRename),
     };
+    this.namesakeKey = key(Purpose.Namesake);
     this.personKeys = {
       stream: key(Purpose.Person),
       uuid: new Feistel(32, key(Purpose.PersonUuid)),
       username: new Feistel(24, key(Purpose.PersonUsername)),
       networkId: new Feistel(32, key(Purpose.PersonNetworkId)),
       urn: new Feistel(32, key(Purpose.PersonUrn)),
+      alias: key(Purpose.PersonAlias),
     };
 
     // Allocation of current employees (see the file comment).
@@ -204,7 +221,7 @@ class SyntheticWorld implements World, WorldContext {
   companySummary(index: number): CompanySummary {
     let s = this.summaries[index];
     if (s === undefined) {
-      s = generateCompanySummary(this, this.coreStream, this.companyKeys, index);
+      s = generateCompanySummary(this, this.coreStream, this.renameStream, this.companyKeys, index);
       this.summaries[index] = s;
     }
     return s;
@@ -225,6 +242,13 @@ class SyntheticWorld implements World, WorldContext {
     return this.companyAtRank[rng.weighted(this.companyWeights)] as number;
   }
 
+  namesakeName(index: number): { first: string; last: string } {
+    const country = this.companySummary(index).country;
+    this.namesakeStream.rng.reset(this.namesakeKey, index);
+    const f = this.namesakeStream.faker(country.locale);
+    return { first: f.person.firstName(), last: f.person.lastName() };
+  }
+
   randomSchool(rng: Rng, country: Country): School {
     const local = this.schoolsByCountry.get(country);
     if (local !== undefined && rng.chance(0.7)) return local.schools[rng.weighted(local.weights)] as School;
@@ -240,7 +264,7 @@ class SyntheticWorld implements World, WorldContext {
 
   person(index: number): PersonResult {
     this.check('person', index, this.persons);
-    return generatePerson(this, this.personStream, this.personKeys, index);
+    return generatePerson(this, this.personStream, this.aliasRng, this.personKeys, index);
   }
 
   *companyRecords(): IterableIterator<CompanyResult> {
@@ -281,6 +305,17 @@ class SyntheticWorld implements World, WorldContext {
     index = this.companyKeys.slug.invert(value);
     if (index >= this.companies) return undefined;
     return this.companySummary(index).username === ref.username.toLowerCase() ? index : undefined;
+  }
+
+  formerCompany(index: number): CompanyResult | undefined {
+    const s = this.companySummary(index);
+    if (s.formerName === null) return undefined;
+    return { ...this.company(index), name: s.formerName };
+  }
+
+  isNamesake(index: number): boolean {
+    const { rank, employees } = this.placement(index);
+    return isNamesakeRank(rank, employees);
   }
 
   private check(kind: string, index: number, count: number): void {

@@ -13,6 +13,7 @@ import {
   type City, type Country, type JobFamily,
 } from './tables';
 import { COUNTRY_CUMULATIVE } from './companies';
+import { ACCENTED_FIRST, ACCENTED_LAST, COMMON_NAMES, MIDDLE_NAMES, NICKNAMES } from './names';
 import {
   hex, isoSeconds, mediaUrl, monthOf, renditions, slugify, uuidFrom, yearOf, type CompanySummary, type Stream, type WorldContext,
 } from './support';
@@ -28,6 +29,8 @@ export interface PersonKeys {
   readonly username: Feistel; // 24 bits
   readonly networkId: Feistel; // 32 bits
   readonly urn: Feistel; // 32 bits
+  /** Key of the name's realism (namesakes, nicknames, middle names, accents): a stream apart. */
+  readonly alias: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -101,7 +104,49 @@ function sample<T>(rng: Rng, items: readonly T[], count: number): T[] {
 /** Number of past positions: mostly 1-4, a few with none or five. */
 const PAST_COUNT_CUMULATIVE = [8, 32, 62, 84, 95, 100];
 
-export function generatePerson(ctx: WorldContext, stream: Stream, keys: PersonKeys, index: number): PersonResult {
+/** Share of persons wearing a common name, an accented first / last name, a nickname, a middle name or initial. */
+const COMMON_NAME = 0.012;
+const ACCENTED = 0.03;
+const NICKNAME_IN_USE = 0.35;
+const FORMAL_NAME = 0.08;
+/** The English formal names of the nickname table (the last few are Spanish and German). */
+const ENGLISH_FORMAL = Object.keys(NICKNAMES).filter((n) => !['Francisco', 'Guillermo', 'Alejandro', 'Wolfgang', 'Johannes', 'Friedrich'].includes(n));
+const MIDDLE_INITIAL = 0.06;
+const MIDDLE_NAME = 0.03;
+
+/** Whether the person at `rank` among `employees` shares the company's namesake name (WorldContext.namesakeName). */
+export function isNamesakeRank(rank: number, employees: number): boolean {
+  return employees >= 12 && rank >= employees - 2;
+}
+
+/**
+ * The name the profile shows, from the faker-drawn one and the person's own alias stream (`alias`,
+ * keyed apart, so no other draw of the person changed): namesakes at the same company, common names,
+ * accents, a nickname in use instead of the formal name, a middle name or initial (in first_name, as
+ * people type it into the network's first-name field).
+ */
+function profileName(
+  ctx: WorldContext, alias: Rng, language: string, drawn: { first: string; last: string }, at: { company: number; rank: number; employees: number },
+): { first: string; last: string } {
+  let { first, last } = drawn;
+  const common = COMMON_NAMES[language];
+  if (isNamesakeRank(at.rank, at.employees)) ({ first, last } = ctx.namesakeName(at.company));
+  else if (common !== undefined && alias.chance(COMMON_NAME)) [first, last] = alias.pick(common);
+  else if (language === 'en') {
+    // Faker's long list of first names rarely draws the few formal names that have short forms.
+    if (alias.chance(FORMAL_NAME)) first = alias.pick(ENGLISH_FORMAL);
+    if (alias.chance(ACCENTED)) first = alias.pick(ACCENTED_FIRST);
+    if (alias.chance(ACCENTED)) last = alias.pick(ACCENTED_LAST);
+  }
+  const nicknames = NICKNAMES[first];
+  if (nicknames !== undefined && alias.chance(NICKNAME_IN_USE)) first = alias.pick(nicknames);
+  const u = alias.next();
+  if (u < MIDDLE_INITIAL) first = `${first} ${alias.pick(MIDDLE_NAMES).charAt(0)}.`;
+  else if (u < MIDDLE_INITIAL + MIDDLE_NAME) first = `${first} ${alias.pick(MIDDLE_NAMES)}`;
+  return { first, last };
+}
+
+export function generatePerson(ctx: WorldContext, stream: Stream, alias: Rng, keys: PersonKeys, index: number): PersonResult {
   const { company: companyIndex, rank, employees } = ctx.placement(index);
   const employer = ctx.companySummary(companyIndex);
   const { rng } = stream;
@@ -110,10 +155,12 @@ export function generatePerson(ctx: WorldContext, stream: Stream, keys: PersonKe
   // Who: country, city, name, identifiers.
   const country = rng.chance(0.75) ? employer.country : (COUNTRIES[rng.weighted(COUNTRY_CUMULATIVE)] as Country);
   const city = country === employer.country && rng.chance(0.5) ? employer.city : rng.pick(country.cities);
-  const nameLocale = rng.chance(0.85) ? country.locale : (COUNTRIES[rng.weighted(COUNTRY_CUMULATIVE)] as Country).locale;
-  const nf = stream.faker(nameLocale);
-  const firstName = nf.person.firstName();
-  const lastName = nf.person.lastName();
+  const nameCountry = rng.chance(0.85) ? country : (COUNTRIES[rng.weighted(COUNTRY_CUMULATIVE)] as Country);
+  const nf = stream.faker(nameCountry.locale);
+  alias.reset(keys.alias, index);
+  const { first: firstName, last: lastName } = profileName(
+    ctx, alias, nameCountry.language, { first: nf.person.firstName(), last: nf.person.lastName() }, { company: companyIndex, rank, employees },
+  );
   const fullName = `${firstName} ${lastName}`;
   const username = `${slugify(`${firstName} ${lastName}`).slice(0, 80).replace(/-+$/, '') || 'member'}-${hex(keys.username.apply(index), 6)}`;
   const id = uuidFrom(rng, keys.uuid.apply(index), 8 + rng.int(2));
@@ -174,9 +221,11 @@ export function generatePerson(ctx: WorldContext, stream: Stream, keys: PersonKe
     pastTier = Math.max(0, pastTier - (rng.chance(0.55) ? 1 : 0));
     const pastFamily = rng.chance(0.8) ? family : familyFor(rng, other.industryIndex);
     const pastTitle = rng.pick(titlesFor(pastFamily, Math.min(pastTier, 3)));
+    // A position that ended before its company's rename keeps the name it had then, as profiles do.
+    const nameThen = other.formerName !== null && end < (other.renamedMonth as number) ? other.formerName : other.name;
     positions.push({
       title: pastTitle,
-      companyName: other.name,
+      companyName: nameThen,
       companyId: other.companyId,
       companyUsername: other.username,
       companyIndustry: other.industry,
@@ -193,7 +242,7 @@ export function generatePerson(ctx: WorldContext, stream: Stream, keys: PersonKe
       endMonth: monthOf(end),
       description: describe(rng, pastFamily, pastTier, other.name),
     });
-    if (!pastCompanies.includes(other.name)) pastCompanies.push(other.name);
+    if (!pastCompanies.includes(nameThen)) pastCompanies.push(nameThen);
     cursor = start;
   }
 

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import type { Knex } from 'knex';
-import { createWorld, type World, type WorldOptions } from '.';
+import { createWorld, type CompanyResult, type World, type WorldOptions } from '.';
+import { storedCompanyIds } from '../db/repositories/companyRecords';
 import type { LakeKind } from '../model/records';
 import { writeRecords } from '../domain/lake/write/writer';
 
@@ -51,6 +52,26 @@ function* batches<T>(items: Iterable<T>, size: number): Generator<T[]> {
   if (batch.length) yield batch;
 }
 
+/** The renamed companies under their former names (World.formerCompany). */
+function* formerCompanies(world: World): Generator<CompanyResult> {
+  for (let i = 0; i < world.companies; i++) {
+    const former = world.formerCompany(i);
+    if (former !== undefined) yield former;
+  }
+}
+
+/**
+ * The former-name records of renamed companies the lake does not hold yet: loading the same world
+ * again must change nothing (a stored company is never renamed back and forth).
+ */
+async function* unstoredFormerCompanies(db: Knex, world: World): AsyncGenerator<CompanyResult[]> {
+  for (const batch of batches(formerCompanies(world), BATCH)) {
+    const stored = await storedCompanyIds(db, batch.map((c) => c.id.toLowerCase()));
+    const fresh = batch.filter((c) => !stored.has(c.id.toLowerCase()));
+    if (fresh.length) yield fresh;
+  }
+}
+
 /** The first `count` persons of the world. */
 function* firstPersons(world: World, count: number): Generator<object> {
   for (let i = 0; i < count; i++) yield world.person(i);
@@ -58,8 +79,8 @@ function* firstPersons(world: World, count: number): Generator<object> {
 
 /**
  * Loads the world (or, with `loadPersons`, only its first persons: a live-source simulator of the
- * same world then knows profiles the lake does not); the next batch is generated while the
- * previous one is being written.
+ * same world then knows profiles the lake does not), renamed companies first as they were; the
+ * next batch is generated while the previous one is being written.
  */
 export async function seedLake(
   db: Knex,
@@ -81,6 +102,10 @@ export async function seedLake(
     }
     await pending;
   };
+  // Renamed companies are written first under their former name: the current record then logs the
+  // rename in the lake's change log (company.name_changed with old_name), which is how the lake
+  // knows a company by a name it no longer carries.
+  for await (const former of unstoredFormerCompanies(db, world)) await writeRecords(db, 'company', former as never);
   await load('company', world.companyRecords(), world.companies);
   await load('person', firstPersons(world, loadPersons), loadPersons);
   return seedReport(world, started, loadPersons);

@@ -40,6 +40,10 @@ export interface CompanySummary {
   readonly foundedYear: number | null;
   /** Domain of the website, without scheme ("northwind-analytics.com"). */
   readonly domain: string;
+  /** The name before a rename (about 5% of companies were renamed), or null. */
+  readonly formerName: string | null;
+  /** The month index (year * 12 + month - 1) of the rename, or null. */
+  readonly renamedMonth: number | null;
 }
 
 export interface School {
@@ -69,6 +73,11 @@ export interface WorldContext {
   placement(index: number): { company: number; rank: number; employees: number };
   /** A company drawn with the heavy-tailed company weights (for past employers). */
   randomCompany(rng: Rng): number;
+  /**
+   * The name two employees of company `index` share (the last two ranks of a company with 12 or
+   * more world employees: namesakes at the same employer), drawn from the company's own key.
+   */
+  namesakeName(index: number): { first: string; last: string };
   /** A school drawn with the Zipf school weights, preferring the given country. */
   randomSchool(rng: Rng, country: Country): School;
 }

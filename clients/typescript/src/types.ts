@@ -451,6 +451,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/person/match": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Match a person by name, employer, email or location
+         * @description Finds the person a row of a list is about (a CRM export: a name and a company, a work email, a
+         *     city) and answers the full record with a **likelihood**: the probability that it is the person
+         *     asked for, calibrated on a labelled bench (among answers near 0.9, about 9 in 10 are right).
+         *
+         *     **Input.** Any combination of the body's fields. It must be enough to tell people apart: a name
+         *     (`name`, or `first_name` and `last_name`) plus one of `company`, `company_domain`, `company_id`,
+         *     `email`, `location`, `school` or `title`; or a work `email` alone; or an identifier
+         *     (`network_url`, `username`, `id`), which behaves like `GET /person` with likelihood 1. A name
+         *     alone never matches: 400 `MATCH_INPUT_INSUFFICIENT`, whose message lists what works.
+         *
+         *     **How.** Candidates are found through indexes (the name's words and trigrams, the employer, the
+         *     email's domain); each is compared field by field (exact, nickname, close, partial, former,
+         *     different, missing in the record), the comparisons are weighed as log2 Bayes factors
+         *     (Fellegi-Sunter) and the score is turned into a likelihood by a fitted map. When another candidate
+         *     matches nearly as well (two people with the same name at the same company), `ambiguous` is true
+         *     and the likelihood is shared between them, so neither is claimed with certainty.
+         *
+         *     **Outcomes.** 200 with the best record, its `match` verdict and, when `candidates` was asked, up
+         *     to that many scored candidates. 404 `NO_MATCH` when no candidate reaches `min_likelihood`
+         *     (default 0.7); the answer is the same whether the lake never had the person or the person was
+         *     withdrawn. Personal data travels in the body, never in the URL. A lake read: no extra cost.
+         */
+        post: operations["matchPerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/company/match": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Match a company by domain, email or name
+         * @description Finds the company a row is about and answers the full record with a calibrated **likelihood**.
+         *
+         *     **Input.** A `domain` (a bare domain or a website URL), an `email` (its domain is used; free mail
+         *     domains are not), a `name` with an optional `location` (the headquarters' city, region or
+         *     country), or an identifier (`network_url`, `username`, `company_id`, `id`: likelihood 1). Legal
+         *     suffixes, case, accents and punctuation do not matter (`Acme Corp.` = `ACME Corporation` =
+         *     `acme`), and a company's former name (a rename the lake's change history recorded) still finds it,
+         *     with the evidence level `former`. Nothing usable (a domain that is not a domain, no field at all):
+         *     400 `MATCH_INPUT_INSUFFICIENT`.
+         *
+         *     **Outcomes.** 200 with the best record, its `match` verdict and, when `candidates` was asked, up
+         *     to that many scored candidates; `ambiguous` is true when another company (a similar name) matches
+         *     nearly as well. 404 `NO_MATCH` when none reaches `min_likelihood` (default 0.7), the same answer
+         *     for a withdrawn company as for one the lake never had. A lake read: no extra cost.
+         */
+        post: operations["matchCompany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/bulk-match": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Match up to 100 people in one request
+         * @description Runs 1 to 100 person match queries (each as in `POST /person/match`) and answers each in order
+         *     with its own outcome: `matched` (the record, its likelihood and verdict), `unmatched` (`NO_MATCH`:
+         *     nothing reached the query's `min_likelihood`) or `failed` (`MATCH_INPUT_INSUFFICIENT` and the
+         *     combinations that work). One bad query does not fail the batch. A query's own `min_likelihood`
+         *     wins over the request's, which wins over the default 0.7; `candidates` is not used in bulk.
+         *
+         *     The request counts once against the rate limit, and as a lake read costs nothing extra.
+         *     **Whole-request errors.** 400 `VALIDATION_ERROR` only when the shape is wrong: `queries` missing,
+         *     empty or over 100, a query that is not an object, a field of the wrong type, or an unknown field.
+         */
+        post: operations["bulkMatchPeople"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/institution/alumni": {
         parameters: {
             query?: never;
@@ -1805,12 +1906,14 @@ export interface components {
          *     | status | code | when |
          *     |---|---|---|
          *     | 400 | `VALIDATION_ERROR` | missing or malformed parameter, malformed JSON, unknown body field |
+         *     | 400 | `MATCH_INPUT_INSUFFICIENT` | a match query with too little to tell people or companies apart; the message lists the combinations that work |
          *     | 400 | `INVALID_CURSOR` | list `cursor` malformed, altered, or from another query (other operation or filters) |
          *     | 401 | `API_KEY_INVALID` | missing, malformed, unknown or revoked API key; no live dashboard session |
          *     | 403 | `OWNER_REQUIRED` | a member asked for what only the workspace owner may do |
          *     | 403 | `ORIGIN_NOT_ALLOWED` | a call with the dashboard's session cookie (any method) from another origin |
          *     | 402 | `LICENSE_INACTIVE` | the workspace license is inactive or expired |
          *     | 404 | `NOT_FOUND` | record not indexed, unknown path, unknown monitor |
+         *     | 404 | `NO_MATCH` | match: no record reached `min_likelihood` (also when the only fitting record was withdrawn) |
          *     | 405 | `METHOD_NOT_ALLOWED` | known path, method not offered on it |
          *     | 408 | `REQUEST_TIMEOUT` | the HTTP server's own answer: headers or body did not arrive within its timeouts |
          *     | 409 | `MONITOR_LIMIT_REACHED` | the workspace already has 1000 monitors |
@@ -1830,7 +1933,7 @@ export interface components {
          *     | 503 | `SERVICE_UNAVAILABLE` | the database is unreachable or did not answer in time; see `Retry-After` |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "SECRET_ROTATION_IN_PROGRESS" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_HEADERS_TOO_LARGE" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "MATCH_INPUT_INSUFFICIENT" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "NO_MATCH" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "SECRET_ROTATION_IN_PROGRESS" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_HEADERS_TOO_LARGE" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
         /** @description Body of every error response. */
         ErrorResponse: {
             /** @description Human-readable explanation; for 400 it names the offending parameter. The wording may change at any time: do not parse it. */
@@ -2567,6 +2670,122 @@ export interface components {
             /** @description Service profile IDs; answered in the same order in `results`. Each one is checked on its own: a value that is not a UUID yields a 400 entry in `results` instead of failing the batch. Duplicates are answered once per occurrence. */
             ids: string[];
         };
+        /**
+         * @description The bar an answer must reach: the best record (or each candidate) is returned only when its `likelihood` is at least this. Default 0.7. At 0.9 and above, answers are right at least 99 % of the time on the match bench (README, "Matching").
+         * @default 0.7
+         */
+        MinLikelihood: number;
+        /** @description Return up to this many scored candidates in `candidates` (for review screens), best first, each at or above `min_likelihood`. Absent: only the best record. */
+        MatchCandidatesCount: number;
+        /** @description What is known about one person, in any combination. It must hold enough to tell people apart (a name alone never matches): a name (`name`, or `first_name` and `last_name`) plus one of `company`, `company_domain`, `company_id`, `email`, `location`, `school` or `title`; or a work `email` alone; or an identifier (`network_url`, `username`, `id`), which behaves like the lookup and answers with likelihood 1. Otherwise: 400 `MATCH_INPUT_INSUFFICIENT`. */
+        PersonMatchRequest: {
+            /**
+             * @description Full name, in either order ("Jane Doe", "Doe, Jane"); accents and case do not matter.
+             * @example Priya Raman
+             */
+            name?: string;
+            /** @description Given name; a common nickname (Bob for Robert) still agrees. Ignored when `name` is given. */
+            first_name?: string;
+            /** @description Family name. Ignored when `name` is given. */
+            last_name?: string;
+            /**
+             * @description The employer's name. Legal suffixes and punctuation do not matter (`Acme Corp.` = `ACME Corporation`); a previous employer or a company's former name still agrees, more weakly.
+             * @example Northwind Analytics
+             */
+            company?: string;
+            /** @description The employer's website (`https://www.acme.com/about`) or bare domain (`acme.com`). */
+            company_domain?: string;
+            /** @description The employer's numeric company ID. */
+            company_id?: string;
+            /** @description A work email. Its domain points at the employer; its local part at the name (`jane.doe@`, `jdoe@`, `jane@`). A free mail domain (gmail.com and the like) only tells the name. */
+            email?: string;
+            /** @description Current job title; abbreviations and word order matter little (`VP Sales` = `Vice President of Sales`). */
+            title?: string;
+            /** @description Free text; a city, a region, a country name or its ISO 3166-1 alpha-2 code. */
+            location?: string;
+            /** @description A school in the person's education history. */
+            school?: string;
+            /** @description Profile URL; an identifier (as in `GET /person`). */
+            network_url?: string;
+            /** @description Profile slug; an identifier (as in `GET /person`). */
+            username?: string;
+            /**
+             * Format: uuid
+             * @description Service profile ID; an identifier (as in `GET /person`).
+             */
+            id?: string;
+            min_likelihood?: components["schemas"]["MinLikelihood"];
+            candidates?: components["schemas"]["MatchCandidatesCount"];
+        };
+        /** @description How one input field compared with the record: one entry of the comparison vector the likelihood was computed from. */
+        MatchEvidence: {
+            /**
+             * @description The input field compared (`email` is its local part against the name; its domain is compared as `company_domain`). Companies use `name`, `domain`, `location` and `identifier`.
+             * @enum {string}
+             */
+            field: "name" | "company" | "company_domain" | "company_id" | "email" | "title" | "location" | "school" | "identifier" | "domain";
+            /**
+             * @description `exact` (same after normalisation), `nickname` (a known nickname or an initial of the same name), `close` (a typo or two, a variant), `partial` (some words agree), `former` (a previous employer of the person, or a former name of the company), `different` (disagrees), `missing_in_record` (the record has no value to compare with).
+             * @enum {string}
+             */
+            level: "exact" | "nickname" | "close" | "partial" | "former" | "different" | "missing_in_record";
+            /** @description The caller's value as normalised for the comparison. */
+            input: string | null;
+            /** @description The record's value it was compared with; null when the record has none. */
+            record: string | null;
+            /** @description What this comparison contributed to the score, as a log2 Bayes factor (Fellegi-Sunter match weight): positive agrees, negative disagrees, 0 tells nothing. */
+            weight: number;
+        };
+        /** @description How well the record matches the input, and why. */
+        MatchVerdict: {
+            /** @description The probability that this record is the one asked for. Calibrated: among answers given with a likelihood near p, close to a fraction p are right (measured on the match bench). 1 for an identifier. */
+            likelihood: number;
+            /** @description One entry per compared field, strongest first. */
+            evidence: components["schemas"]["MatchEvidence"][];
+            /** @description True when another record matches the input nearly as well (two people with the same name at the same company): the likelihood is shared between them, so neither is claimed with certainty. */
+            ambiguous: boolean;
+        };
+        /** @description One scored candidate: a light profile and how well it matches. */
+        PersonMatchCandidate: {
+            data: components["schemas"]["PersonSearchHit"];
+            match: components["schemas"]["MatchVerdict"];
+        };
+        /** @description The best matching person, its verdict, and (when asked) the scored candidates. */
+        PersonMatchResponse: {
+            data: components["schemas"]["PersonResult"];
+            match: components["schemas"]["MatchVerdict"];
+            /** @description Present only when `candidates` was asked: up to that many candidates at or above `min_likelihood`, by likelihood, best first (the first is `data`). */
+            candidates?: components["schemas"]["PersonMatchCandidate"][];
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /** @description What is known about one company: a `domain` (or website URL), an `email` (its domain is used), a `name` (with an optional `location`), or an identifier (`network_url`, `username`, `company_id`, `id`, which behaves like the lookup: likelihood 1). Otherwise: 400 `MATCH_INPUT_INSUFFICIENT`. */
+        CompanyMatchRequest: {
+            /**
+             * @description The company's website (`https://www.acme.com/`) or bare domain (`acme.com`).
+             * @example northwind-analytics.com
+             */
+            domain?: string;
+            /** @description An email at the company; its domain is used (free mail domains are not). */
+            email?: string;
+            /** @description The company's name. Legal suffixes, case, accents and punctuation do not matter (`Acme Corp.` = `ACME Corporation` = `acme`); a former name (the lake's change history knows renames) still finds it. */
+            name?: string;
+            /** @description Free text; the headquarters' city, region, country name or ISO code. */
+            location?: string;
+            /** @description Company page URL; an identifier (as in `GET /company`). */
+            network_url?: string;
+            /** @description Company page slug; an identifier (as in `GET /company`). */
+            username?: string;
+            /** @description Numeric company ID; an identifier (as in `GET /company`). */
+            company_id?: string;
+            /**
+             * Format: uuid
+             * @description Service company ID; an identifier (as in `GET /company`).
+             */
+            id?: string;
+            min_likelihood?: components["schemas"]["MinLikelihood"];
+            candidates?: components["schemas"]["MatchCandidatesCount"];
+        };
         /** @description Verification state of a company page. */
         PageVerification: {
             /** @description True when the page is verified (same value as `is_verified`). */
@@ -2705,34 +2924,6 @@ export interface components {
              */
             fetched_at: string;
         };
-        /** @description One company record. */
-        CompanyResponse: {
-            data: components["schemas"]["CompanyResult"];
-            quotas: components["schemas"]["Quotas"];
-            metadata: components["schemas"]["Metadata"];
-        };
-        /** @description Company search filters. Every filter is optional and filters combine with AND; an empty object lists every indexed company. Unknown fields are rejected with 400, and so is a `_min` greater than its `_max`. */
-        SearchCompaniesRequest: {
-            /** @description Full-text search over name, tagline, description and specialities: every word must occur as a whole word in one of them (web-search syntax as in people search). Orders the results by relevance (a name match weighs most); without it results are ordered by `staff_count` descending. */
-            query?: string;
-            /** @description Company name, exact (case-insensitive) match. */
-            name?: string;
-            industry?: components["schemas"]["IndustryFilter"];
-            /** @description Minimum `staff_count`, inclusive. Companies with an unknown staff count never match a headcount bound. */
-            headcount_min?: number;
-            /** @description Maximum `staff_count`, inclusive. */
-            headcount_max?: number;
-            hq_country?: components["schemas"]["CountryCodeFilter"];
-            /** @description City of the headquarters, exact (case-insensitive) match. */
-            hq_city?: string;
-            /** @description Earliest founding year, inclusive. Companies with an unknown founding year never match a year bound. */
-            founded_year_min?: number;
-            /** @description Latest founding year, inclusive. */
-            founded_year_max?: number;
-            page?: components["schemas"]["PageNumber"];
-            per_page?: components["schemas"]["PageSize"];
-            cursor?: components["schemas"]["Cursor"];
-        };
         /** @description A lightweight company profile returned by company search. Every field is always present (null when empty). Pass `id` or `company_id` to the company lookup for the full record. */
         CompanySearchHit: {
             /**
@@ -2766,6 +2957,82 @@ export interface components {
              * @description When the record was last verified against its public source.
              */
             fetched_at: string;
+        };
+        /** @description One scored candidate: a light company profile and how well it matches. */
+        CompanyMatchCandidate: {
+            data: components["schemas"]["CompanySearchHit"];
+            match: components["schemas"]["MatchVerdict"];
+        };
+        /** @description The best matching company, its verdict, and (when asked) the scored candidates. */
+        CompanyMatchResponse: {
+            data: components["schemas"]["CompanyResult"];
+            match: components["schemas"]["MatchVerdict"];
+            /** @description Present only when `candidates` was asked: up to that many candidates at or above `min_likelihood`, by likelihood, best first (the first is `data`). */
+            candidates?: components["schemas"]["CompanyMatchCandidate"][];
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /** @description Up to 100 person match queries. */
+        BulkMatchPeopleRequest: {
+            /** @description The queries; answered in the same order in `results`. */
+            queries: components["schemas"]["PersonMatchRequest"][];
+            min_likelihood?: components["schemas"]["MinLikelihood"];
+        };
+        /** @description Outcome of one query of a bulk match, at the same position as the query. `matched`: `data`, `likelihood` and `match` are set, `code` and `error` null. `unmatched`: no record reached the query's `min_likelihood` (`code` `NO_MATCH`). `failed`: the query could not be matched as sent (`code` `MATCH_INPUT_INSUFFICIENT` or `VALIDATION_ERROR`, `error` says why). */
+        BulkMatchResult: {
+            input: components["schemas"]["PersonMatchRequest"];
+            /** @enum {string} */
+            status: "matched" | "unmatched" | "failed";
+            /** @description Error code of the item; null when matched. */
+            code: ("NO_MATCH" | "MATCH_INPUT_INSUFFICIENT" | "VALIDATION_ERROR") | null;
+            /** @description Human-readable explanation of the item's outcome (wording may change); null when matched. */
+            error: string | null;
+            /** @description The match's likelihood; null unless matched. */
+            likelihood: number | null;
+            /** @description The verdict; null unless matched. */
+            match: components["schemas"]["MatchVerdict"] | null;
+            /** @description The full person record; null unless matched. */
+            data: components["schemas"]["PersonResult"] | null;
+        };
+        /** @description Per-query outcomes of a bulk match, in request order, with the counts kept separate: `matched + unmatched + failed` equals the number of queries sent. */
+        BulkMatchResponse: {
+            results: components["schemas"]["BulkMatchResult"][];
+            /** @description Queries answered with a record. */
+            matched: number;
+            /** @description Queries no record matched well enough (`NO_MATCH`). */
+            unmatched: number;
+            /** @description Queries that could not be matched as sent. */
+            failed: number;
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /** @description One company record. */
+        CompanyResponse: {
+            data: components["schemas"]["CompanyResult"];
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /** @description Company search filters. Every filter is optional and filters combine with AND; an empty object lists every indexed company. Unknown fields are rejected with 400, and so is a `_min` greater than its `_max`. */
+        SearchCompaniesRequest: {
+            /** @description Full-text search over name, tagline, description and specialities: every word must occur as a whole word in one of them (web-search syntax as in people search). Orders the results by relevance (a name match weighs most); without it results are ordered by `staff_count` descending. */
+            query?: string;
+            /** @description Company name, exact (case-insensitive) match. */
+            name?: string;
+            industry?: components["schemas"]["IndustryFilter"];
+            /** @description Minimum `staff_count`, inclusive. Companies with an unknown staff count never match a headcount bound. */
+            headcount_min?: number;
+            /** @description Maximum `staff_count`, inclusive. */
+            headcount_max?: number;
+            hq_country?: components["schemas"]["CountryCodeFilter"];
+            /** @description City of the headquarters, exact (case-insensitive) match. */
+            hq_city?: string;
+            /** @description Earliest founding year, inclusive. Companies with an unknown founding year never match a year bound. */
+            founded_year_min?: number;
+            /** @description Latest founding year, inclusive. */
+            founded_year_max?: number;
+            page?: components["schemas"]["PageNumber"];
+            per_page?: components["schemas"]["PageSize"];
+            cursor?: components["schemas"]["Cursor"];
         };
         /** @description Companies matching the request, one page of them. */
         CompanySearchResponse: {
@@ -3650,6 +3917,30 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description The query holds too little to match on (`MATCH_INPUT_INSUFFICIENT`: a first name alone, a domain that is not a domain, nothing at all; the message lists the combinations that work), or it is malformed (`VALIDATION_ERROR`: a field of the wrong type or out of bounds, an unknown field, malformed JSON). Do not retry unchanged. */
+        MatchBadRequest: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description No record matched well enough (`NO_MATCH`): no candidate, or the best one is below `min_likelihood`. The answer is the same whether the lake never had the subject or the subject was withdrawn. Lowering `min_likelihood`, or adding a field (a company, a work email), may help. */
+        NoMatch: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description A call with the same `Idempotency-Key` is still being answered (`IDEMPOTENCY_KEY_IN_PROGRESS`). Nothing was done or metered; retry shortly to receive its stored answer. */
         IdempotencyKeyInProgress: {
             headers: {
@@ -4509,6 +4800,122 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    matchPerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What is known about the person. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PersonMatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The best matching person and its verdict. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonMatchResponse"];
+                };
+            };
+            400: components["responses"]["MatchBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
+            404: components["responses"]["NoMatch"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    matchCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What is known about the company. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompanyMatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The best matching company and its verdict. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyMatchResponse"];
+                };
+            };
+            400: components["responses"]["MatchBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
+            404: components["responses"]["NoMatch"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    bulkMatchPeople: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The queries (1-100). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkMatchPeopleRequest"];
+            };
+        };
+        responses: {
+            /** @description Per-query outcomes, in request order. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkMatchResponse"];
+                };
+            };
+            400: components["responses"]["MatchBadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             403: components["responses"]["OriginNotAllowed"];

@@ -30,6 +30,7 @@ import * as splicedFetchedAt from './20261207000100_spliced_fetched_at';
 import * as recordTextOneKey from './20261208000100_record_text_one_key';
 import * as refreshRefusals from './20261208000200_refresh_refusals';
 import * as eventFeedPositions from './20261208003200_event_feed_positions';
+import * as match from './20261208000100_match';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   '20261208000100_record_text_one_key': recordTextOneKey,
   '20261208000200_refresh_refusals': refreshRefusals,
   '20261208003200_event_feed_positions': eventFeedPositions,
+  '20261208000100_match': match,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -17,6 +17,13 @@ export async function findCompanyRecord(db: Knex, column: CompanyKeyColumn, valu
   return row && (JSON.parse(served(row).record) as CompanyRecord);
 }
 
+/** Which of these company ids (lower-case) the lake stores. */
+export async function storedCompanyIds(db: Knex, ids: readonly string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const rows: { id: string }[] = await db('companies').whereIn('id', ids).select('id');
+  return new Set(rows.map((r) => String(r.id).toLowerCase()));
+}
+
 /** The stored record as JSON text, for responses that pass it through unparsed. */
 export async function findCompanyJson(db: Knex, column: CompanyKeyColumn, value: string): Promise<string | undefined> {
   const rows = await preparedQuery<{ record: string; fetched_at_text: string | null }>(

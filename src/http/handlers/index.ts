@@ -49,6 +49,9 @@ import { listPersonHistory } from './people/listPersonHistory';
 import { listCompanyHistory } from './companies/listCompanyHistory';
 import { redeliverMonitorDelivery } from './monitors/redeliverMonitorDelivery';
 import { testMonitor } from './monitors/testMonitor';
+import { bulkMatchPeople } from './match/bulkMatchPeople';
+import { matchCompany } from './match/matchCompany';
+import { matchPerson } from './match/matchPerson';
 import type { HandlerDeps, OperationHandler, OperationHandlers, OperationId } from './types';
 
 /** Described by the contract, answered with 501 NOT_IMPLEMENTED until the issue that serves each lands. */
@@ -78,6 +81,9 @@ export function operationHandlers(deps: HandlerDeps): OperationHandlers {
     listSimilarPeople: listSimilarPeople(deps),
     searchCompanies: searchCompanies(deps),
     searchPeople: searchPeople(deps),
+    matchPerson: matchPerson(deps),
+    matchCompany: matchCompany(deps),
+    bulkMatchPeople: bulkMatchPeople(deps),
     enrichPersonRealtime: enrichPersonRealtime(deps),
     enrichCompanyRealtime: enrichCompanyRealtime(deps),
     createMonitor: createMonitor(deps),

@@ -52,8 +52,21 @@ describe('enrich seed', () => {
       expect(company.status).toBe(200);
       expect(company.body.data.name).toBe(person.current_company);
     }
+    // A renamed company was loaded under its former name first: the lake's change log holds the rename.
+    const renamed = [...Array(world.companies).keys()].filter((i) => world.formerCompany(i) !== undefined);
+    expect(renamed.length).toBeGreaterThan(0);
+    const renames = async () => (await h.knex('change_log').where('event', 'company.name_changed').select('subject_id', 'diff'))
+      .map((r: { subject_id: string; diff: unknown }) => ({ id: r.subject_id, diff: r.diff }));
+    const logged = await renames();
+    for (const i of renamed) {
+      const company = world.company(i);
+      expect(logged).toContainEqual({ id: company.id, diff: { old_name: world.formerCompany(i)!.name, new_name: company.name } });
+      const served = await h.get(`/api/v1/company?company_id=${company.company_id}`, h.key());
+      expect(served.body.data.name).toBe(company.name);
+    }
     // Loading the same world again changes nothing and duplicates nothing.
     await enrichJson('seed', '--persons', '200', '--companies', '20', '--seed', '4242', '--as-of', '2026-11-01');
+    expect(await renames()).toEqual(logged);
     const usernames = [...world.personRecords()].map((p) => p.username);
     const { n } = (await h.knex('persons').whereIn('username', usernames).count({ n: '*' }).first())!;
     expect(Number(n)).toBe(200);

@@ -5,6 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 
 import openapi from '../../../generated/openapi.json';
 import { inferSeniority } from '../../../src/domain/people/seniority';
+import { FORMAL_OF } from '../../../src/world/names';
 import { createWorld, defaultAsOf, INDUSTRIES, STAFF_RANGES, staffRangeFor, type CompanyResult, type PersonResult } from '../../../src/world';
 import { FAMILIES, SENIORITY_OF_TIER, titlesFor, CEO_TITLES } from '../../../src/world/tables';
 
@@ -168,7 +169,9 @@ describe('synthetic world: coherence', () => {
       let newerStart = asOfMonth + 1;
       for (const [k, q] of p.positions.entries()) {
         const company = byCompanyId.get(q.companyId);
-        is(company?.name, q.companyName);
+        // A past position that ended before its company's rename keeps the former name (names.ts).
+        if (k === 0 || q.companyName === company?.name) is(company?.name, q.companyName);
+        else is(q.companyName, world.formerCompany(world.companyIndexOf({ companyId: q.companyId as string }) as number)?.name);
         is(company?.username, q.companyUsername);
         is(company?.industries[0], q.companyIndustry);
         is(q.companyStaffCountRange, staffRangeFor(company?.staff_count as number).label);
@@ -321,5 +324,67 @@ describe('synthetic world: heavy tail', () => {
     expect(largest[1]).toBeGreaterThanOrEqual(1000);
     const index = [...Array(world.companies).keys()].find((i) => world.company(i).company_id === largest[0]) as number;
     expect(world.company(index).staff_count).toBeGreaterThanOrEqual(largest[1]);
+  });
+});
+
+describe('synthetic world: what real lists meet (issue 33, matching)', () => {
+  const world = createWorld({ persons: 3000, companies: 150, seed: 2026, asOf });
+  const persons: PersonResult[] = [...world.personRecords()];
+  const companies: CompanyResult[] = [...world.companyRecords()];
+  const share = (n: number) => n / persons.length;
+
+  it('namesakes share a full name at the same company, and common names recur across companies', () => {
+    const namesakes = persons.filter((_, i) => world.isNamesake(i));
+    expect(namesakes.length).toBeGreaterThan(20);
+    const atCompany = new Map<string, string[]>();
+    for (const p of namesakes) atCompany.set(p.current_company_id as string, [...(atCompany.get(p.current_company_id as string) ?? []), p.last_name as string]);
+    // Each company's namesakes (two by construction) share their last name; first names may differ by a nickname or middle name.
+    for (const lastNames of atCompany.values()) {
+      expect(lastNames).toHaveLength(2);
+      expect(new Set(lastNames).size).toBe(1);
+    }
+    const companiesOf = new Map<string, Set<string>>();
+    for (const p of persons) companiesOf.set(p.full_name as string, (companiesOf.get(p.full_name as string) ?? new Set()).add(p.current_company_id as string));
+    expect([...companiesOf.values()].filter((s) => s.size > 1).length).toBeGreaterThan(5);
+  });
+
+  it('nicknames, middle names or initials and accents appear in the names profiles show', () => {
+    const firsts = persons.map((p) => p.first_name as string);
+    const nick = firsts.filter((f) => FORMAL_OF.has((f.split(' ')[0] as string).toLowerCase())).length;
+    expect(share(nick)).toBeGreaterThan(0.005);
+    const middle = firsts.filter((f) => / [A-Z]\.$/.test(f)).length;
+    expect(share(middle)).toBeGreaterThan(0.03);
+    expect(share(middle)).toBeLessThan(0.1);
+    const accented = persons.filter((p) => /[^\u0000-\u007f]/.test(p.full_name as string)).length;
+    expect(share(accented)).toBeGreaterThan(0.03);
+    for (const p of persons) expect(p.full_name).toBe(`${p.first_name} ${p.last_name}`);
+  });
+
+  it('about 5% of companies were renamed; past positions ended before the rename carry the former name', () => {
+    const renamed = companies.map((_, i) => world.formerCompany(i)).filter((c) => c !== undefined);
+    expect(renamed.length).toBeGreaterThan(2);
+    expect(renamed.length).toBeLessThan(companies.length * 0.12);
+    for (const former of renamed) {
+      const current = companies.find((c) => c.id === former.id) as CompanyResult;
+      expect(former.name).not.toBe(current.name);
+      expect({ ...former, name: current.name }).toEqual(current);
+    }
+    const formerNames = new Set(renamed.map((c) => c.name));
+    expect(persons.some((p) => p.positions.some((q) => !q.isCurrent && formerNames.has(q.companyName as string)))).toBe(true);
+    // Legal forms ("Inc.", "GmbH", "Ltd") on some names, not in the domain or the username.
+    const legal = companies.filter((c) => / (Inc\.|LLC|Ltd|GmbH|SAS|B\.V\.|S\.L\.|Pty Ltd|Pvt Ltd|Ltda|Corp\.|Corporation|Limited|AG|SA|PLC)$/.test(c.name as string));
+    expect(legal.length).toBeGreaterThan(10);
+    for (const c of legal) {
+      expect(c.website ?? '').not.toMatch(/inc|gmbh/);
+      // Showcase pages take the brand, not the legal form: "Acme Labs", never "Acme Inc. Labs".
+      for (const page of c.affiliated_pages ?? []) expect(page.name.startsWith(`${c.name} `)).toBe(false);
+    }
+    expect(legal.some((c) => (c.affiliated_pages ?? []).length > 0)).toBe(true);
+  });
+
+  it('companies with similar names (one stem, another word) exist', () => {
+    const byStem = new Map<string, Set<string>>();
+    for (const c of companies) byStem.set((c.name as string).split(' ')[0] as string, (byStem.get((c.name as string).split(' ')[0] as string) ?? new Set()).add(c.name as string));
+    expect([...byStem.values()].filter((s) => s.size > 1).length).toBeGreaterThan(2);
   });
 });

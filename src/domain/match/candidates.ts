@@ -1,0 +1,105 @@
+/**
+ * Stage 2 of matching: candidates through indexes (blocking). Which arms are asked, in what order,
+ * is decided here; the SQL is db/repositories/matchCandidates.ts. A withdrawn subject is never a
+ * candidate: withdrawal deletes the record from the lake and takes its subject id out of the change
+ * log (lake/suppression.ts), and these arms read nothing else.
+ */
+import type { Knex } from 'knex';
+import {
+  findCompaniesByFormerName, findCompaniesByHost, findCompaniesByNameKey, findCompaniesBySimilarName, findCompanyRecordTexts,
+  findPersonsByNameKey, findPersonsByTrigram, type CompanyRef,
+} from '../../db/repositories/matchCandidates';
+import { compareName, type PersonCandidate, type PersonQuery, type ResolvedEmployers } from './compare';
+import { fold, localWords } from './normalize';
+
+export interface FoundPerson {
+  candidate: PersonCandidate;
+  /** The record as served (JSON text). */
+  text: string;
+}
+
+const MAX_KEYS = 6;
+
+/** Name keys of the query: the words of its name, or of the email's local part with its usual patterns (jdoe, doej). */
+export function personKeys(q: PersonQuery): { keys: string[]; name: string } {
+  const keys = new Set<string>();
+  let name = '';
+  if (q.name) {
+    for (const t of q.name.tokens) if (t.length >= 2) keys.add(t);
+    name = q.name.tokens.join(' ');
+  }
+  if (q.email) {
+    const w = localWords(q.email.local);
+    for (const t of w) if (t.length >= 2) keys.add(t);
+    if (w.length === 1 && w[0]!.length >= 4) {
+      keys.add(w[0]!.slice(1)); // jdoe → doe
+      keys.add(w[0]!.slice(0, -1)); // doej → doe
+    }
+    if (name === '') name = w.join(' ');
+  }
+  return { keys: [...keys].slice(0, MAX_KEYS), name: fold(name) };
+}
+
+const idsOf = (refs: readonly CompanyRef[]) => new Set(refs.map((r) => r.company_id));
+
+/** The employers the query names, as company IDs of the lake. */
+export async function resolveEmployers(db: Knex, q: PersonQuery): Promise<ResolvedEmployers> {
+  const domain = q.companyDomain ?? (q.email && !q.email.freeMail ? q.email.domain : null);
+  const [byName, byFormerName, byDomain] = await Promise.all([
+    q.company ? findCompaniesByNameKey(db, q.company) : [],
+    q.company ? findCompaniesByFormerName(db, q.company) : [],
+    domain ? findCompaniesByHost(db, [domain]) : [],
+  ]);
+  return { byName: idsOf(byName), byFormerName: idsOf(byFormerName), byDomain: idsOf(byDomain) };
+}
+
+/** The candidates of a person query, and the employers it resolved to. */
+export async function findPersonCandidates(db: Knex, q: PersonQuery): Promise<{ resolved: ResolvedEmployers; found: FoundPerson[] }> {
+  const resolved = await resolveEmployers(db, q);
+  const companyIds = [...new Set([...resolved.byName, ...resolved.byFormerName, ...resolved.byDomain, ...(q.companyId ? [q.companyId] : [])])];
+  const { keys, name } = personKeys(q);
+  const found = parsed(await findPersonsByNameKey(db, { keys, name, companyIds }));
+  // Typos in the last name: the trigram index, only when no candidate's name agrees already.
+  const agrees = q.name ? found.some((f) => ['exact', 'nickname', 'close'].includes(compareName(q.name!, f.candidate).level)) : found.length > 0;
+  if (!agrees && name.length >= 3) {
+    const seen = new Set(found.map((f) => f.candidate.id));
+    found.push(...parsed((await findPersonsByTrigram(db, name, companyIds)).filter((r) => !seen.has(r.id))));
+  }
+  return { resolved, found };
+}
+
+const parsed = (rows: readonly { record: string }[]): FoundPerson[] =>
+  rows.map((row) => ({ text: row.record, candidate: JSON.parse(row.record) as PersonCandidate }));
+
+export interface CompanyCandidateRecord {
+  id: string;
+  company_id: string;
+  name: string;
+  website: string | null;
+  hq_city: string | null;
+  hq_country: string | null;
+  hq_country_code: string | null;
+  hq_geographic_area?: string | null;
+}
+
+export interface FoundCompany {
+  candidate: CompanyCandidateRecord;
+  text: string;
+  /** Former names of the company that the query's name matched. */
+  formerNames: string[];
+}
+
+/** Candidates of a company query: by domain, by name key, by similar names, by former names. */
+export async function findCompanyCandidates(db: Knex, q: { domain: string | null; name: string | null }): Promise<FoundCompany[]> {
+  const [byHost, byKey, bySimilar, byFormer] = await Promise.all([
+    q.domain ? findCompaniesByHost(db, [q.domain]) : [],
+    q.name ? findCompaniesByNameKey(db, q.name) : [],
+    q.name ? findCompaniesBySimilarName(db, q.name) : [],
+    q.name ? findCompaniesByFormerName(db, q.name) : [],
+  ]);
+  const former = new Map<string, string[]>();
+  for (const f of byFormer) former.set(f.id, [...(former.get(f.id) ?? []), f.former_name]);
+  const ids = [...new Set([...byHost, ...byKey, ...bySimilar, ...byFormer].map((r) => r.id))];
+  const rows = await findCompanyRecordTexts(db, ids);
+  return rows.map((row) => ({ text: row.record, candidate: JSON.parse(row.record) as CompanyCandidateRecord, formerNames: former.get(row.id) ?? [] }));
+}
