@@ -47,6 +47,12 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create extension if not exists pg_trgm');
   await knex.raw('create extension if not exists unaccent');
   const schema = (await unaccentSchema(knex)).replace(/"/g, '""');
+  // Where these functions are created: the bodies that call lake_fold name it with its schema,
+  // because PostgreSQL 17 and later evaluate index expressions under a search_path of pg_catalog
+  // only during CREATE INDEX, REINDEX, VACUUM and ANALYZE (an unqualified call fails there, as an
+  // initial load's index rebuild on the embedded PostgreSQL 18 showed).
+  const own = ((await knex.raw('select current_schema() as s')).rows[0] as { s: string }).s.replace(/"/g, '""');
+  const fold = `"${own}".lake_fold`;
   // The dictionary named explicitly: the one-argument unaccent() depends on search_path and is
   // only stable, which an index expression may not use.
   await knex.raw(`create or replace function lake_fold(t text) returns text language sql immutable parallel safe strict as $$
@@ -54,7 +60,7 @@ export async function up(knex: Knex): Promise<void> {
   $$`);
   await knex.raw(`create or replace function lake_name_key(full_name text) returns text
     language plpgsql immutable parallel safe strict as $$
-    declare w text[] := string_to_array(lake_fold(full_name), ' ');
+    declare w text[] := string_to_array(${fold}(full_name), ' ');
     begin
       for i in reverse coalesce(array_length(w, 1), 0) .. 1 loop
         if w[i] <> '' and not (w[i] = any(${list(NAME_SUFFIXES)})) then return w[i]; end if;
@@ -68,11 +74,11 @@ export async function up(knex: Knex): Promise<void> {
       m text;
       kept text[] := '{}';
     begin
-      foreach w in array string_to_array(lake_fold(replace(name, '&', ' and ')), ' ') loop
+      foreach w in array string_to_array(${fold}(replace(name, '&', ' and ')), ' ') loop
         m := ${abbreviationCase('w')};
         if m <> '' and not (m = any(${list(LEGAL)})) then kept := kept || m; end if;
       end loop;
-      if cardinality(kept) = 0 then return lake_fold(name); end if;
+      if cardinality(kept) = 0 then return ${fold}(name); end if;
       return array_to_string(kept, ' ');
     end $$`);
   // `\\?` is knex's escape of a question mark (it would read `?` as a binding).
