@@ -303,6 +303,9 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     await page.waitForSelector('text=Page 1 of 2 (12)');
     await page.click('nav[aria-label="Pages"] >> nth=0 >> button:has-text("Next")');
     await page.waitForSelector('text=Page 2 of 2 (12)');
+    // The pager's label can be drawn before the second page's rows (a busy machine showed 10 still):
+    // wait for the rows themselves.
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="keys-table"] tbody tr').length === 2, undefined, { timeout: 30_000 }).catch(() => undefined);
     expect(await page.locator('[data-testid="keys-table"] tbody tr').count()).toBe(2);
   });
 
