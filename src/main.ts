@@ -17,6 +17,7 @@ import { createSignInLink, signInUrl } from './domain/workspaces/sessions';
 import { Metrics } from './observability/metrics';
 import { RefreshWorker } from './jobs/refreshWorker';
 import { createDeliveryWorker } from './jobs/deliveryWorker';
+import { createListJobWorker } from './jobs/listJobWorker';
 import { createLiveSource, type LiveWiring } from './live';
 
 export interface RunningServer {
@@ -48,6 +49,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
   let requestKnex: Knex;
   let worker: RefreshWorker | undefined;
   let deliveries: ReturnType<typeof createDeliveryWorker> | undefined;
+  let listJobs: ReturnType<typeof createListJobWorker> | undefined;
   let live: LiveWiring;
   let app: Awaited<ReturnType<typeof createApp>>;
   let redis: Redis | undefined;
@@ -98,6 +100,8 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
       : undefined;
     deliveries = config.webhooks.delivery.inProcess ? createDeliveryWorker(config, { databaseUrl: db.url, logger, metrics }) : undefined;
     if (deliveries) opened.push(() => deliveries!.stop());
+    listJobs = config.jobs.inProcess ? createListJobWorker(config, { databaseUrl: db.url, logger }) : undefined;
+    if (listJobs) opened.push(() => listJobs!.stop());
     server = http.createServer(
       {
         // A client that sends its headers or body slowly holds a socket for at most these.
@@ -124,6 +128,8 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
   worker?.start();
   if (!worker) logger.info('refresh worker not started here (REFRESH_IN_PROCESS=0): run `enrich worker`');
   deliveries?.start();
+  listJobs?.start();
+  if (!listJobs) logger.info('list job worker not started here (JOB_WORKER_IN_PROCESS=0): run `enrich worker`');
   if (!deliveries) logger.info('webhook delivery worker not started here (WEBHOOK_DELIVERY_IN_PROCESS=0): run `enrich worker`');
 
   if (opts.demo) {
@@ -140,6 +146,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
       await closeServer(server);
       await worker?.stop();
       await deliveries?.stop();
+      await listJobs?.stop();
       await live.close();
       await app.close();
       await redis?.quit().catch(() => undefined);

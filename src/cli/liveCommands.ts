@@ -16,6 +16,7 @@ const lazy = {
   metrics: () => require('../observability/metrics') as typeof import('../observability/metrics'),
   worker: () => require('../jobs/refreshWorker') as typeof import('../jobs/refreshWorker'),
   deliveryWorker: () => require('../jobs/deliveryWorker') as typeof import('../jobs/deliveryWorker'),
+  listJobWorker: () => require('../jobs/listJobWorker') as typeof import('../jobs/listJobWorker'),
   live: () => require('../live') as typeof import('../live'),
   logger: () => require('../logger') as typeof import('../logger'),
   server: () => require('../world/simulator/server') as typeof import('../world/simulator/server'),
@@ -111,9 +112,12 @@ export function registerLiveCommands(program: Command, io: CliIo): void {
         return;
       }
       const deliveries = lazy.deliveryWorker().createDeliveryWorker(config, { databaseUrl: db.url, logger, metrics });
+      const listJobs = lazy.listJobWorker().createListJobWorker(config, { databaseUrl: db.url, logger });
       worker.start();
       deliveries.start();
+      listJobs.start();
       await untilSignal();
+      await listJobs.stop();
       await deliveries.stop();
       await shutdown();
     });

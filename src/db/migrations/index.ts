@@ -28,6 +28,7 @@ import * as importCheckpoints from './20261205002200_import_checkpoints';
 import * as hotReverification from './20261206000100_hot_reverification';
 import * as splicedFetchedAt from './20261207000100_spliced_fetched_at';
 import * as match from './20261208000100_match';
+import * as listJobs from './20261209000100_list_jobs';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   '20261206000100_hot_reverification': hotReverification,
   '20261207000100_spliced_fetched_at': splicedFetchedAt,
   '20261208000100_match': match,
+  '20261209000100_list_jobs': listJobs,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -14,6 +14,7 @@ import type { Limits } from './limits';
 import { API_ROOT } from '../contract';
 import type { RequestState } from '../state';
 import { rateLimitPolicy, rateLimitRemaining } from '../rateLimitHeaders';
+import { Stream } from 'node:stream';
 import type { Metrics } from '../../observability/metrics';
 import type { RequestCounter } from '../requestCounter';
 import { containsRawJson, RawJson, spliceData, toJsonText } from '../rawJson';
@@ -60,7 +61,12 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
         ctx.body = { error: appError.message, code: appError.code };
       }
       const body = ctx.body;
-      if (!ctx.state.raw && isPlainObject(body)) {
+      if (body instanceof Stream) {
+        // A streamed answer (a list job's results): the rate-limit headers, no envelope.
+        const quotas = await limits.quotasFor(ctx);
+        res.setHeader('RateLimit-Policy', rateLimitPolicy(quotas, windowSeconds));
+        res.setHeader('RateLimit', rateLimitRemaining(quotas, Date.now()));
+      } else if (!ctx.state.raw && isPlainObject(body)) {
         const quotas = await limits.quotasFor(ctx);
         const now = Date.now();
         res.setHeader('RateLimit-Policy', rateLimitPolicy(quotas, windowSeconds));

@@ -1,0 +1,86 @@
+/**
+ * The list job worker (issue 34, point 6): claims chunks of rows from PostgreSQL (FOR UPDATE SKIP
+ * LOCKED and a lease, as the refresh and delivery workers do), resolves each through
+ * domain/jobs/work.ts, and commits its results fenced by the lease. Any number of workers, in any
+ * number of processes, share one job's chunks. Runs inside `enrich serve` (JOB_WORKER_IN_PROCESS,
+ * the default) and in `enrich worker`.
+ *
+ * Exactly once across `kill -9`: a chunk's results commit with its `done` mark in one transaction;
+ * a worker killed before that leaves the chunk leased, and after JOB_LEASE_SECONDS any worker takes
+ * it over. Cancel: a cancelled job's chunks are no longer claimed, so a job stops within one chunk
+ * (JOB_CHUNK_ROWS rows) per worker slot. stop() finishes the chunks in hand and claims no more.
+ *
+ * It also sweeps expired jobs (JOB_RETENTION_DAYS) and uploads a dead server left behind.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Config, JobsConfig } from '../config';
+import { createKnex } from '../db/knex';
+import type { Logger } from '../logger';
+import { claimChunks, deleteExpiredJobs, LeaseLost, releaseChunks, workChunk } from '../domain/jobs/work';
+import { Nap } from './nap';
+
+const SWEEP_EVERY_MS = 60_000;
+
+export class ListJobWorker {
+  private stopping = false;
+  private running: Promise<void> | undefined;
+  private readonly nap = new Nap();
+  private readonly token = randomUUID();
+  private lastSweep = 0;
+  rowsDone = 0;
+
+  constructor(private readonly deps: { db: Knex; config: JobsConfig; logger: Logger }) {}
+
+  start(): void {
+    this.running ??= Promise.all(Array.from({ length: this.deps.config.concurrency }, () => this.loop())).then(() => undefined);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.nap.wake();
+    await this.running;
+    await releaseChunks(this.deps.db, this.token).catch(() => undefined);
+  }
+
+  private async loop(): Promise<void> {
+    const { db, config, logger } = this.deps;
+    while (!this.stopping) {
+      try {
+        await this.sweep();
+        const [chunk] = await claimChunks(db, { token: this.token, limit: 1, leaseSeconds: config.leaseSeconds, perWorkspace: config.concurrentPerWorkspace });
+        if (!chunk) {
+          await this.nap.sleep(config.pollMs);
+          continue;
+        }
+        this.rowsDone += await workChunk(db, chunk, this.token);
+      } catch (err) {
+        if (err instanceof LeaseLost) continue;
+        logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'list job worker: a chunk failed; it is claimed again after its lease');
+        await this.nap.sleep(config.pollMs);
+      }
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    if (Date.now() - this.lastSweep < SWEEP_EVERY_MS) return;
+    this.lastSweep = Date.now();
+    const n = await deleteExpiredJobs(this.deps.db);
+    if (n) this.deps.logger.info({ jobs: n }, 'list jobs past their retention deleted');
+  }
+}
+
+/** A worker on its own bounded pool (statements and waits bounded by the request timeouts). */
+export function createListJobWorker(config: Config, opts: { databaseUrl: string; logger: Logger }): ListJobWorker & { stop(): Promise<void> } {
+  const db = createKnex(opts.databaseUrl, config.jobs.concurrency * 4 + 2, {
+    statementTimeoutMs: Math.max(config.dbStatementTimeoutMs, 30_000),
+    acquireTimeoutMs: config.dbAcquireTimeoutMs * 5,
+  });
+  const worker = new ListJobWorker({ db, config: config.jobs, logger: opts.logger });
+  const stop = worker.stop.bind(worker);
+  worker.stop = async () => {
+    await stop();
+    await db.destroy();
+  };
+  return worker;
+}
