@@ -128,12 +128,22 @@ export function detectDelimiter(header: string): ',' | ';' {
   return semicolons > commas ? ';' : ',';
 }
 
-const csvOptions = (delimiter: string) => ({ delimiter, relax_quotes: true, relax_column_count: true, skip_empty_lines: false, bom: false });
+const csvOptions = (delimiter: string) => ({
+  delimiter,
+  record_delimiter: '\n',
+  relax_quotes: true,
+  relax_column_count: true,
+  skip_empty_lines: false,
+  bom: false,
+});
+
+/** A record without its line end (LF or CR LF): records are joined with LF for csv-parse. */
+const bare = (text: string) => text.replace(/\r?\n$/, '');
 
 /** One CSV record's fields, or why csv-parse refused it. */
 export function parseCsvRecord(text: string, delimiter: string): { values: string[] | null; problem: string | null } {
   try {
-    const rows = parse(text, csvOptions(delimiter)) as string[][];
+    const rows = parse(bare(text), csvOptions(delimiter)) as string[][];
     if (rows.length !== 1) return { values: null, problem: 'unreadable CSV row' };
     return { values: rows[0]!, problem: null };
   } catch (e) {
@@ -145,8 +155,7 @@ export function parseCsvRecord(text: string, delimiter: string): { values: strin
 export function parseCsvRecords(texts: readonly string[], delimiter: string): { values: string[] | null; problem: string | null }[] {
   if (!texts.length) return [];
   try {
-    // Each text ends with its line end, except perhaps the file's last: give it one.
-    const joined = texts.map((t) => (t.endsWith('\n') ? t : `${t}\n`)).join('');
+    const joined = texts.map(bare).join('\n');
     const rows = parse(joined, csvOptions(delimiter)) as string[][];
     if (rows.length === texts.length) return rows.map((values) => ({ values, problem: null }));
   } catch {

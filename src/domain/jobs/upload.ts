@@ -13,7 +13,7 @@ import * as repo from '../../db/repositories/listJobs';
 import { AppError, validationError } from '../errors';
 import { generateWebhookSecret, type ServerKeys } from '../webhooks/secrets';
 import { assertWebhookUrlAllowed, type ResolveHost, type SsrfPolicy } from '../webhooks/ssrf';
-import { mapColumns, mappingIsUsable, MappingError, unusableColumnsMessage, type ColumnMapping } from './columns';
+import { foldHeader, mapColumns, mappingIsUsable, MappingError, unusableColumnsMessage, type ColumnMapping } from './columns';
 import { toJob, type ListJob } from './jobs';
 import {
   cellText,
@@ -226,12 +226,14 @@ export class UploadReader {
       if (!parsed.values) throw uploadUnusable(`The header line cannot be read: ${parsed.problem}.`);
       columns = parsed.values.map((c) => c.trim());
       if (columns.some((c) => c.includes('\u0000'))) throw uploadUnusable('The header line holds a NUL character.');
+      // Headers equal once folded (`email`, `EMAIL`, `E.mail`...) are duplicates.
       const seen = new Map<string, number>();
       columns.forEach((c, i) => {
-        if (c === '') return;
-        const before = seen.get(c);
+        const folded = foldHeader(c);
+        if (folded === '') return;
+        const before = seen.get(folded);
         if (before !== undefined) throw uploadUnusable(`Duplicate header "${c.slice(0, 60)}" (columns ${before + 1} and ${i + 1}): which one to read is a guess; rename one.`);
-        seen.set(c, i);
+        seen.set(folded, i);
       });
     } else {
       const parsed = parseNdjsonLine(text);
