@@ -25,7 +25,8 @@ const SWEEP_EVERY_MS = 60_000;
 export class ListJobWorker {
   private stopping = false;
   private running: Promise<void> | undefined;
-  private readonly nap = new Nap();
+  /** One pause per slot, so a stop wakes every slot. */
+  private readonly naps: Nap[] = [];
   private readonly token = randomUUID();
   private lastSweep = 0;
   rowsDone = 0;
@@ -33,31 +34,37 @@ export class ListJobWorker {
   constructor(private readonly deps: { db: Knex; config: JobsConfig; logger: Logger }) {}
 
   start(): void {
-    this.running ??= Promise.all(Array.from({ length: this.deps.config.concurrency }, () => this.loop())).then(() => undefined);
+    this.running ??= Promise.all(Array.from({ length: this.deps.config.concurrency }, () => this.loop(this.napFor()))).then(() => undefined);
+  }
+
+  private napFor(): Nap {
+    const nap = new Nap();
+    this.naps.push(nap);
+    return nap;
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    this.nap.wake();
+    for (const nap of this.naps) nap.wake();
     await this.running;
     await releaseChunks(this.deps.db, this.token).catch(() => undefined);
   }
 
-  private async loop(): Promise<void> {
+  private async loop(nap: Nap): Promise<void> {
     const { db, config, logger } = this.deps;
     while (!this.stopping) {
       try {
         await this.sweep();
         const [chunk] = await claimChunks(db, { token: this.token, limit: 1, leaseSeconds: config.leaseSeconds, perWorkspace: config.concurrentPerWorkspace });
         if (!chunk) {
-          await this.nap.sleep(config.pollMs);
+          await nap.sleep(config.pollMs);
           continue;
         }
         this.rowsDone += await workChunk(db, chunk, this.token);
       } catch (err) {
         if (err instanceof LeaseLost) continue;
         logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'list job worker: a chunk failed; it is claimed again after its lease');
-        await this.nap.sleep(config.pollMs);
+        await nap.sleep(config.pollMs);
       }
     }
   }

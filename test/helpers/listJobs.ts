@@ -1,7 +1,13 @@
-/** List jobs in tests: upload a body, run a real worker on the run's database, wait for a state. */
+/**
+ * List jobs in tests: upload a body, run a real worker, wait for a state. A file that runs a
+ * worker uses a database of its own (`jobsDatabase`): a worker claims every job of its database,
+ * and the run's database is shared by files running at the same time.
+ */
 import { createLogger } from '../../src/logger';
 import { ListJobWorker } from '../../src/jobs/listJobWorker';
-import type { Harness } from './harness';
+import { createHarness, type Harness } from './harness';
+import { useLakeWorld } from './lakeWorld';
+import { loadConfig } from '../../src/config';
 
 export async function upload(h: Harness, key: string, body: string | Buffer, opts: { type?: string; query?: string } = {}) {
   return h.send(
@@ -42,7 +48,32 @@ export async function results(h: Harness, key: string, id: string, query = '', a
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (text += c));
-        res.on('end', () => cb(null, text));
+        // Errors are JSON (the envelope); results are text.
+        res.on('end', () => cb(null, /^application\/json/.test(String(res.headers['content-type'])) ? JSON.parse(text) : text));
       }),
   );
+}
+
+/** A harness on an empty database of this file's own (see above); `key()` is a workspace's key. */
+export function useJobsHarness(jobs: Partial<Harness['config']['jobs']> = {}): Harness & { key(): string; beforeClose: (fn: () => Promise<void>) => void } {
+  const lake = useLakeWorld();
+  let harness: Harness | undefined;
+  let key: string | undefined;
+  const closers: (() => Promise<void>)[] = [];
+  beforeAll(async () => {
+    harness = await createHarness({ databaseUrl: lake.url, config: { jobs: { ...loadConfig({}).jobs, inProcess: false, ...jobs } } });
+    key = (await harness.workspace({ rateLimit: 10_000 })).key;
+  });
+  lake.beforeClose(async () => {
+    for (const fn of closers) await fn();
+    await harness?.close();
+  });
+  return new Proxy({} as Harness & { key(): string; beforeClose: (fn: () => Promise<void>) => void }, {
+    get: (_t, prop) => {
+      if (prop === 'key') return () => key!;
+      if (prop === 'beforeClose') return (fn: () => Promise<void>) => void closers.push(fn);
+      if (!harness) throw new Error('useJobsHarness: the harness is only available inside tests');
+      return harness[prop as keyof Harness];
+    },
+  });
 }

@@ -4,18 +4,12 @@
  * (413, nothing kept).
  */
 import { parse } from 'csv-parse/sync';
-import { useHarness } from '../../helpers/harness';
 import { storeCompanies, storePersons } from '../../helpers/lakeRecords';
 import { matchCompany, matchPerson, rareSurname } from '../../helpers/matchRecords';
-import { results, startWorker, upload, waitForJob } from '../../helpers/listJobs';
+import { results, startWorker, upload, useJobsHarness, waitForJob } from '../../helpers/listJobs';
 import type { ListJobWorker } from '../../../src/jobs/listJobWorker';
 
-const h = useHarness({ workspaceRateLimit: 10_000, config: { jobs: { ...loadJobs(), maxUploadBytes: 64 * 1024, maxRows: 50 } } });
-
-function loadJobs() {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require('../../../src/config') as typeof import('../../../src/config')).loadConfig({}).jobs;
-}
+const h = useJobsHarness({ maxUploadBytes: 64 * 1024, maxRows: 50 });
 
 const acme = matchCompany('Initrode Dynamics Ltd', 'https://initrode-dynamics.com');
 const lasts = [rareSurname(), rareSurname()];
