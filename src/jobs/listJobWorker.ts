@@ -17,7 +17,11 @@ import type { Knex } from 'knex';
 import type { Config, JobsConfig } from '../config';
 import { createKnex } from '../db/knex';
 import type { Logger } from '../logger';
-import { claimChunks, deleteExpiredJobs, LeaseLost, releaseChunks, workChunk } from '../domain/jobs/work';
+import fs from 'node:fs';
+import { claimChunks, deleteExpiredJobs, deliverJobWebhooks, LeaseLost, releaseChunks, workChunk, type JobDeliverySettings } from '../domain/jobs/work';
+import { WebhookClient } from '../domain/webhooks/client';
+import { serverKeysOf, type ServerKeys } from '../domain/webhooks/secrets';
+import { systemResolver, type ResolveHost } from '../domain/webhooks/ssrf';
 import { Nap } from './nap';
 
 const SWEEP_EVERY_MS = 60_000;
@@ -31,10 +35,33 @@ export class ListJobWorker {
   private lastSweep = 0;
   rowsDone = 0;
 
-  constructor(private readonly deps: { db: Knex; config: JobsConfig; logger: Logger }) {}
+  constructor(
+    private readonly deps: {
+      db: Knex;
+      config: JobsConfig;
+      logger: Logger;
+      /** The completion webhooks; omitted: none are sent by this worker. */
+      webhooks?: { client: WebhookClient; keys: ServerKeys; settings: JobDeliverySettings };
+    },
+  ) {}
 
   start(): void {
-    this.running ??= Promise.all(Array.from({ length: this.deps.config.concurrency }, () => this.loop(this.napFor()))).then(() => undefined);
+    const loops = Array.from({ length: this.deps.config.concurrency }, () => this.loop(this.napFor()));
+    if (this.deps.webhooks) loops.push(this.webhookLoop(this.napFor(), this.deps.webhooks));
+    this.running ??= Promise.all(loops).then(() => undefined);
+  }
+
+  /** The completion webhooks, one claim of due deliveries at a time. */
+  private async webhookLoop(nap: Nap, webhooks: NonNullable<ListJobWorker['deps']['webhooks']>): Promise<void> {
+    while (!this.stopping) {
+      try {
+        const tried = await deliverJobWebhooks(this.deps.db, { ...webhooks, token: this.token });
+        if (!tried) await nap.sleep(this.deps.config.pollMs);
+      } catch (err) {
+        this.deps.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'list job worker: completion webhooks could not be claimed or recorded');
+        await nap.sleep(this.deps.config.pollMs);
+      }
+    }
   }
 
   private napFor(): Nap {
@@ -78,16 +105,35 @@ export class ListJobWorker {
 }
 
 /** A worker on its own bounded pool (statements and waits bounded by the request timeouts). */
-export function createListJobWorker(config: Config, opts: { databaseUrl: string; logger: Logger }): ListJobWorker & { stop(): Promise<void> } {
+export function createListJobWorker(
+  config: Config,
+  opts: { databaseUrl: string; logger: Logger; resolveHost?: ResolveHost },
+): ListJobWorker & { stop(): Promise<void> } {
   const db = createKnex(opts.databaseUrl, config.jobs.concurrency * 4 + 2, {
     statementTimeoutMs: Math.max(config.dbStatementTimeoutMs, 30_000),
     acquireTimeoutMs: config.dbAcquireTimeoutMs * 5,
   });
-  const worker = new ListJobWorker({ db, config: config.jobs, logger: opts.logger });
+  const worker = new ListJobWorker({ db, config: config.jobs, logger: opts.logger, webhooks: jobWebhooks(config, opts.resolveHost) });
   const stop = worker.stop.bind(worker);
   worker.stop = async () => {
     await stop();
     await db.destroy();
   };
   return worker;
+}
+
+/** The completion webhooks' client and settings: the monitors' (SSRF policy, CA, timeout, schedule). */
+export function jobWebhooks(config: Config, resolveHost: ResolveHost = systemResolver): { client: WebhookClient; keys: ServerKeys; settings: JobDeliverySettings } {
+  const d = config.webhooks.delivery;
+  return {
+    client: new WebhookClient({
+      policy: { allowLoopback: config.webhooks.allowLoopback },
+      resolveHost,
+      timeoutMs: d.timeoutMs,
+      connectionsPerDestination: d.perDestination,
+      ca: d.caFile ? fs.readFileSync(d.caFile, 'utf8') : undefined,
+    }),
+    keys: serverKeysOf(config),
+    settings: { schedule: d.schedule, retryAfterCapSeconds: d.retryAfterCapSeconds, leaseSeconds: d.leaseSeconds },
+  };
 }

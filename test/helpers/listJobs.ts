@@ -8,6 +8,7 @@ import { ListJobWorker } from '../../src/jobs/listJobWorker';
 import { createHarness, type Harness } from './harness';
 import { useLakeWorld } from './lakeWorld';
 import { loadConfig } from '../../src/config';
+import type { ResolveHost } from '../../src/domain/webhooks/ssrf';
 
 export async function upload(h: Harness, key: string, body: string | Buffer, opts: { type?: string; query?: string } = {}) {
   return h.send(
@@ -20,8 +21,8 @@ export async function upload(h: Harness, key: string, body: string | Buffer, opt
 }
 
 /** A worker on the harness's database (the real claim, lease and commit). */
-export function startWorker(h: Harness, over: Partial<Harness['config']['jobs']> = {}): ListJobWorker {
-  const w = new ListJobWorker({ db: h.knex, config: { ...h.config.jobs, pollMs: 20, ...over }, logger: createLogger('silent') });
+export function startWorker(h: Harness, over: Partial<Harness['config']['jobs']> = {}, webhooks?: ConstructorParameters<typeof ListJobWorker>[0]['webhooks']): ListJobWorker {
+  const w = new ListJobWorker({ db: h.knex, config: { ...h.config.jobs, pollMs: 20, ...over }, logger: createLogger('silent'), webhooks });
   w.start();
   return w;
 }
@@ -55,13 +56,20 @@ export async function results(h: Harness, key: string, id: string, query = '', a
 }
 
 /** A harness on an empty database of this file's own (see above); `key()` is a workspace's key. */
-export function useJobsHarness(jobs: Partial<Harness['config']['jobs']> = {}): Harness & { key(): string; beforeClose: (fn: () => Promise<void>) => void } {
+export function useJobsHarness(
+  jobs: Partial<Harness['config']['jobs']> = {},
+  opts: { config?: Partial<Harness['config']>; resolveHost?: ResolveHost } = {},
+): Harness & { key(): string; beforeClose: (fn: () => Promise<void>) => void } {
   const lake = useLakeWorld();
   let harness: Harness | undefined;
   let key: string | undefined;
   const closers: (() => Promise<void>)[] = [];
   beforeAll(async () => {
-    harness = await createHarness({ databaseUrl: lake.url, config: { jobs: { ...loadConfig({}).jobs, inProcess: false, ...jobs } } });
+    harness = await createHarness({
+      databaseUrl: lake.url,
+      config: { ...opts.config, jobs: { ...loadConfig({}).jobs, inProcess: false, ...jobs } },
+      resolveHost: opts.resolveHost,
+    });
     key = (await harness.workspace({ rateLimit: 10_000 })).key;
   });
   lake.beforeClose(async () => {

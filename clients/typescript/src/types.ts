@@ -1972,6 +1972,29 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "job.finished": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A list job finished
+         * @description Sent to the `webhook_url` a list job was submitted with (`POST /jobs`) when it completes or
+         *     fails (not when it is cancelled). Signed per Standard Webhooks with the secret `POST /jobs`
+         *     answered once (`webhook_secret`); checked, retried and SSRF-filtered exactly like the monitors'
+         *     events (see `person.job_changed`). Download the results with `GET /jobs/{job_id}/results`.
+         */
+        post: operations["jobFinished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -3943,6 +3966,28 @@ export interface components {
             delivery: components["schemas"]["MonitorDelivery"];
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
+        };
+        /** @description A list job finished: `job.completed` (every row has an outcome) or `job.failed`. The same body is the event in the feed and the signed webhook to the job's `webhook_url`. */
+        JobFinishedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id (also the `webhook-id` header); the same on every retry.
+             */
+            id: string;
+            /** @enum {string} */
+            event: "job.completed" | "job.failed";
+            /** Format: uuid */
+            job_id: string;
+            /** @description When the job finished, in Unix seconds. */
+            timestamp: string;
+            job: {
+                /** @enum {string} */
+                status: "completed" | "failed";
+                rows_read: number;
+                matched: number;
+                unmatched: number;
+                failed: number;
+            };
         };
     };
     responses: {
@@ -7223,6 +7268,59 @@ export interface operations {
                 content?: never;
             };
             /** @description Not delivered: retried on the schedule, except 410, which deactivates the monitor, and 429, retried after its `Retry-After`. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried on the schedule. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    jobFinished: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique ID of the delivery (Standard Webhooks `webhook-id`), equal to the `id` of the payload. It stays the same across retries of one delivery, so use it to ignore duplicates.
+                 * @example 0b6f3d2a-8c1e-4f5a-9d7b-3e2c1a0f9e8d
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It is close to the payload's `timestamp` (the enqueueing time) on the first attempt and newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
+                 * @example 1795256052
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `job.completed` or `job.failed` event. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobFinishedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Any 2xx status answered within 15 seconds counts as delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried on the schedule; 429 after its `Retry-After`. */
             "4XX": {
                 headers: {
                     [name: string]: unknown;

@@ -14,6 +14,7 @@ import type { Knex } from 'knex';
  *                    takes any chunk, and an expired lease is taken over.
  *   list_job_events  job.completed / job.failed, one per finished job (recordJobEvent in
  *                    db/repositories/listJobs.ts is the one place that writes them).
+ *   list_job_deliveries  the signed completion webhook of a job with a webhook_url.
  * Every table is distributed by job (its leading key column) on a Citus layout; they stay local.
  */
 const STATEMENTS = [
@@ -85,6 +86,20 @@ const STATEMENTS = [
      created_at timestamptz not null default now()
    )`,
   `create index list_job_events_workspace on list_job_events (workspace_id, created_at)`,
+  // The completion webhook of a job submitted with webhook_url: one delivery per finished job,
+  // claimed with a lease and retried on the monitors' schedule (domain/webhooks/schedule.ts).
+  `create table list_job_deliveries (
+     id uuid primary key,
+     job_id uuid not null references list_jobs(id) on delete cascade,
+     body text not null,
+     state text not null default 'pending' check (state in ('pending', 'succeeded', 'failed')),
+     attempts jsonb not null default '[]',
+     next_attempt_at timestamptz not null default now(),
+     lease_token uuid,
+     lease_until timestamptz,
+     created_at timestamptz not null default now()
+   )`,
+  `create index list_job_deliveries_due on list_job_deliveries (next_attempt_at) where state = 'pending'`,
 ];
 
 export async function up(knex: Knex): Promise<void> {
@@ -92,5 +107,5 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const t of ['list_job_events', 'list_job_chunks', 'list_job_rows', 'list_jobs']) await knex.raw(`drop table if exists ${t}`);
+  for (const t of ['list_job_deliveries', 'list_job_events', 'list_job_chunks', 'list_job_rows', 'list_jobs']) await knex.raw(`drop table if exists ${t}`);
 }

@@ -224,7 +224,14 @@ export interface FinishedJob {
   id: string;
   workspace_id: string;
   status: 'completed' | 'failed';
+  webhook_url: string | null;
+  rows_read: number;
+  matched: number;
+  unmatched: number;
+  failed: number;
 }
+
+const FINISHED = 'id, workspace_id, status, webhook_url, rows_read, matched, unmatched, failed';
 
 /**
  * One chunk's results, its `done` mark and the job's counters, in one transaction fenced by the
@@ -280,7 +287,7 @@ async function finishIfDone(trx: Knex.Transaction, jobId: string, onFinished: (t
   const { rows } = await trx.raw<{ rows: FinishedJob[] }>(
     `update list_jobs set status = 'completed', finished_at = now()
      where id = ? and status = 'running' and not exists (select 1 from list_job_chunks c where c.job_id = ? and not c.done)
-     returning id, workspace_id, status`,
+     returning ${FINISHED}`,
     [jobId, jobId],
   );
   if (rows[0]) await onFinished(trx, rows[0]);
@@ -307,7 +314,7 @@ export async function failJob(
     await trx.raw(`update list_jobs set rows_done = rows_done + ?, failed = failed + ? where id = ?`, [results.length, results.length, chunk.job_id]);
     const { rows } = await trx.raw<{ rows: FinishedJob[] }>(
       `update list_jobs set status = 'failed', finished_at = now(), error_code = ?, error = ?
-       where id = ? and status = 'running' returning id, workspace_id, status`,
+       where id = ? and status = 'running' returning ${FINISHED}`,
       [error.code, error.message, chunk.job_id],
     );
     if (rows[0]) await onFinished(trx, rows[0]);
@@ -380,4 +387,52 @@ export async function deleteExpiredJobs(db: Knex, limit = 10): Promise<number> {
     [limit],
   );
   return rowCount ?? 0;
+}
+
+/** The completion webhook of a finished job, due now (in the transaction that finished it). */
+export async function insertJobDelivery(trx: Knex.Transaction, d: { id: string; job_id: string; body: string }): Promise<void> {
+  await trx('list_job_deliveries').insert(d);
+}
+
+export interface ClaimedJobDelivery {
+  id: string;
+  job_id: string;
+  body: string;
+  webhook_url: string;
+  secret_ciphertext: string;
+  attempts_made: number;
+}
+
+/** Claims due completion webhooks (FOR UPDATE SKIP LOCKED, a lease), oldest due first. */
+export async function claimJobDeliveries(db: Knex, opts: { token: string; limit: number; leaseSeconds: number }): Promise<ClaimedJobDelivery[]> {
+  const { rows } = await db.raw<{ rows: ClaimedJobDelivery[] }>(
+    `with due as (
+       select d.id from list_job_deliveries d
+       where d.state = 'pending' and d.next_attempt_at <= now() and (d.lease_until is null or d.lease_until < now())
+       order by d.next_attempt_at limit ? for update skip locked),
+     claimed as (
+       update list_job_deliveries d set lease_token = ?, lease_until = now() + make_interval(secs => ?)
+       from due where d.id = due.id
+       returning d.id, d.job_id, d.body, jsonb_array_length(d.attempts) as attempts_made)
+     select c.*, j.webhook_url, j.secret_ciphertext from claimed c join list_jobs j on j.id = c.job_id`,
+    [opts.limit, opts.token, opts.leaseSeconds],
+  );
+  return rows;
+}
+
+/** An attempt's outcome, fenced by the lease: succeeded, failed, or due again after `retryInSeconds`. */
+export async function recordJobDeliveryAttempt(
+  db: Knex,
+  token: string,
+  id: string,
+  attempt: object,
+  outcome: { state: 'succeeded' | 'failed' } | { state: 'pending'; retryInSeconds: number },
+): Promise<boolean> {
+  const { rowCount } = await db.raw<{ rowCount: number }>(
+    `update list_job_deliveries set attempts = attempts || ?::jsonb, state = ?,
+       next_attempt_at = now() + make_interval(secs => ?), lease_token = null, lease_until = null
+     where id = ? and lease_token = ?`,
+    [JSON.stringify([attempt]), outcome.state, outcome.state === 'pending' ? outcome.retryInSeconds : 0, id, token],
+  );
+  return (rowCount ?? 0) > 0;
 }

@@ -11,6 +11,10 @@ import type { Knex } from 'knex';
 import * as repo from '../../db/repositories/listJobs';
 import { bulkMatchPeople, type BulkMatchItem } from '../match/bulk';
 import type { PersonMatchRequest } from '../match/person';
+import type { AttemptResult, WebhookClient } from '../webhooks/client';
+import { attemptsFor, retryAfterSeconds, retryDelaySeconds } from '../webhooks/schedule';
+import type { ServerKeys } from '../webhooks/secrets';
+import { webhookHeaders } from '../webhooks/signing';
 import { rowQuery, type ColumnMapping } from './columns';
 
 /** Match queries sent to the match's bulk path at once (its own bound). */
@@ -78,12 +82,69 @@ export async function resolveChunk(db: Knex, chunk: repo.ClaimedChunk): Promise<
   return results.sort((a, b) => a.row_no - b.row_no);
 }
 
-/** The event of a finished job, written in the transaction that finished it. */
+/**
+ * The event of a finished job (the contract's JobFinishedEvent), written in the transaction that
+ * finished it: into the event feed, and as the completion webhook when the job has a webhook_url.
+ */
 async function jobFinished(trx: Knex.Transaction, job: repo.FinishedJob): Promise<void> {
   const id = randomUUID();
   const event = job.status === 'completed' ? 'job.completed' : 'job.failed';
-  const body = JSON.stringify({ id, type: event, created_at: new Date().toISOString(), data: { job_id: job.id, status: job.status } });
+  const body = JSON.stringify({
+    id,
+    event,
+    job_id: job.id,
+    timestamp: String(Math.floor(Date.now() / 1000)),
+    job: { status: job.status, rows_read: job.rows_read, matched: job.matched, unmatched: job.unmatched, failed: job.failed },
+  });
   await repo.recordJobEvent(trx, { id, workspace_id: job.workspace_id, job_id: job.id, event, body });
+  if (job.webhook_url) await repo.insertJobDelivery(trx, { id, job_id: job.id, body });
+}
+
+export interface JobDeliverySettings {
+  schedule: readonly number[];
+  retryAfterCapSeconds: number;
+  leaseSeconds: number;
+}
+
+/**
+ * Sends due completion webhooks: signed (Standard Webhooks, the job's secret), through the
+ * SSRF-filtering client of the monitors' deliveries, each outcome recorded fenced by the lease; a
+ * failure is retried on the same schedule (429 and 503 after Retry-After, up to its cap) until the
+ * schedule's last attempt. At least once, like the monitors' deliveries. Returns how many were tried.
+ */
+export async function deliverJobWebhooks(
+  db: Knex,
+  deps: { client: WebhookClient; keys: ServerKeys; settings: JobDeliverySettings; token: string },
+): Promise<number> {
+  const claimed = await repo.claimJobDeliveries(db, { token: deps.token, limit: 8, leaseSeconds: deps.settings.leaseSeconds });
+  await Promise.all(
+    claimed.map(async (d) => {
+      const attemptedAt = new Date();
+      let result: AttemptResult;
+      try {
+        const headers = webhookHeaders([deps.keys.decrypt(d.secret_ciphertext)], d.id, Math.floor(attemptedAt.getTime() / 1000), d.body);
+        result = await deps.client.post(d.webhook_url, d.body, { ...headers });
+      } catch (err) {
+        result = { statusCode: null, error: `not sent: ${err instanceof Error ? err.message : String(err)}`, latencyMs: 0, blocked: false };
+      }
+      const status = result.statusCode;
+      const made = d.attempts_made + 1;
+      const outcome =
+        status !== null && status >= 200 && status < 300
+          ? ({ state: 'succeeded' } as const)
+          : made >= attemptsFor(deps.settings.schedule)
+            ? ({ state: 'failed' } as const)
+            : ({
+                state: 'pending',
+                retryInSeconds:
+                  (status === 429 || status === 503 ? retryAfterSeconds(result.retryAfter, deps.settings.retryAfterCapSeconds) : undefined) ??
+                  retryDelaySeconds(deps.settings.schedule, made),
+              } as const);
+      const attempt = { attempted_at: attemptedAt.toISOString(), status_code: status, error: result.error, latency_ms: result.latencyMs };
+      await repo.recordJobDeliveryAttempt(db, deps.token, d.id, attempt, outcome);
+    }),
+  );
+  return claimed.length;
 }
 
 /** Resolves and commits a chunk (LeaseLost when another worker took it over). */
