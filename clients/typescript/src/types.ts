@@ -5202,7 +5202,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListJobListResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["LicenseInactive"];
             429: components["responses"]["TooManyRequests"];
