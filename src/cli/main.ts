@@ -17,6 +17,7 @@ import { registerLiveCommands } from './liveCommands';
 import { registerMonitorCommands } from './monitorCommands';
 import { registerDashboardCommands } from './dashboardCommands';
 import { registerListenCommand } from './listen';
+import { registerJobCommands } from './jobCommands';
 
 /** The package's version, from the package.json above this file (src/cli/ or dist/src/cli/). */
 function packageVersion(): string {
@@ -263,6 +264,7 @@ export function buildCli(io: CliIo): Command {
   registerMonitorCommands(program, io);
   registerDashboardCommands(program, io);
   registerListenCommand(program, io);
+  registerJobCommands(program, io);
   return program;
 }
 
