@@ -4,12 +4,14 @@
  * likelihood 1, as GET /person), else by a match (domain/match, the same engine and bar as POST
  * /person/match): the match's bulk path takes both. Read from the lake only: a job never calls the
  * live source, so it never meters realtime. A withdrawn person is never matched (the match answers
- * as if the lake never had them).
+ * as if the lake never had them). Identifier rows go through the bulk lookup (one round for the
+ * chunk), the others through the match's bulk path.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import * as repo from '../../db/repositories/listJobs';
 import { bulkMatchPeople, type BulkMatchItem } from '../match/bulk';
+import { bulkEnrichPeople, type BulkItemOutcome } from '../people/bulk';
 import type { PersonMatchRequest } from '../match/person';
 import type { AttemptResult, WebhookClient } from '../webhooks/client';
 import { attemptsFor, retryAfterSeconds, retryDelaySeconds } from '../webhooks/schedule';
@@ -50,6 +52,19 @@ function resultOf(rowNo: number, item: BulkMatchItem): repo.RowResult {
   return { row_no: rowNo, outcome: 'failed', likelihood: null, evidence: null, record_id: null, record: null, reason: `${item.code}: ${item.error ?? ''}`.slice(0, 300) };
 }
 
+/**
+ * An identifier row's result: found (likelihood 1), or NO_MATCH, for an unknown and for a withdrawn
+ * person alike (as the match answers: a job's result never says a subject existed), or failed.
+ */
+function identifierResultOf(rowNo: number, item: BulkItemOutcome): repo.RowResult {
+  if (item.status === 200 && item.record) {
+    const id = (JSON.parse(item.record) as { id: string }).id;
+    return { row_no: rowNo, outcome: 'matched', likelihood: 1, evidence: 'identifier exact', record_id: id, record: item.record, reason: null };
+  }
+  if (item.status === 404 || item.status === 451) return { row_no: rowNo, outcome: 'unmatched', likelihood: null, evidence: null, record_id: null, record: null, reason: 'NO_MATCH' };
+  return failed(rowNo, `${item.code}: ${item.error ?? ''}`.slice(0, 300));
+}
+
 const failed = (rowNo: number, reason: string): repo.RowResult => ({
   row_no: rowNo,
   outcome: 'failed',
@@ -74,8 +89,18 @@ export async function resolveChunk(db: Knex, chunk: repo.ClaimedChunk): Promise<
     if (!query) results.push(failed(r.row_no, problem!));
     else queries.push({ rowNo: r.row_no, query });
   }
-  for (let i = 0; i < queries.length; i += MATCH_BATCH) {
-    const slice = queries.slice(i, i + MATCH_BATCH);
+  // Identifier rows: one round of lookups for all of them (the bulk lookup's path), likelihood 1.
+  const byIdentifier = queries.filter((q) => q.query.network_url || q.query.username || q.query.id);
+  if (byIdentifier.length) {
+    const outcome = await bulkEnrichPeople(
+      db,
+      byIdentifier.map(({ query: q }) => (q.network_url ? { network_url: q.network_url } : q.username ? { username: q.username } : { id: q.id! })),
+    );
+    outcome.results.forEach((item, k) => results.push(identifierResultOf(byIdentifier[k]!.rowNo, item)));
+  }
+  const byMatch = queries.filter((q) => !(q.query.network_url || q.query.username || q.query.id));
+  for (let i = 0; i < byMatch.length; i += MATCH_BATCH) {
+    const slice = byMatch.slice(i, i + MATCH_BATCH);
     const outcome = await bulkMatchPeople(db, slice.map((q) => q.query), chunk.min_likelihood);
     outcome.results.forEach((item, k) => results.push(resultOf(slice[k]!.rowNo, item)));
   }
