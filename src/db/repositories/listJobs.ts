@@ -165,12 +165,17 @@ export async function claimChunks(
   return db.transaction(async (trx) => {
     await trx.raw(`select pg_advisory_xact_lock(hashtext('list_job_claim'))`);
     const { rows } = await trx.raw<{ rows: ClaimedChunk[] }>(
-      `with jobs as (
-         select j.id, j.status from list_jobs j
-         where j.status in ('queued', 'running')
-           and (j.status = 'running' or
-                (select count(*) from list_jobs r where r.workspace_id = j.workspace_id and r.status = 'running') < ?)
-         order by j.last_claimed_at nulls first, j.created_at
+      `with active as (
+         select j.id, j.status, j.workspace_id, j.last_claimed_at, j.created_at,
+           -- A queued job's place in its workspace's queue (1 = next to start).
+           row_number() over (partition by j.workspace_id, j.status order by j.created_at, j.id) as place
+         from list_jobs j where j.status in ('queued', 'running')),
+       running as (select workspace_id, count(*) as n from active where status = 'running' group by workspace_id),
+       jobs as (
+         select a.id from active a left join running r on r.workspace_id = a.workspace_id
+         -- Running jobs, and the queued ones that fit under the bound with those before them.
+         where a.status = 'running' or coalesce(r.n, 0) + a.place <= ?
+         order by a.last_claimed_at nulls first, a.created_at
          limit ?),
        due as (
          select c.job_id, c.chunk_no from jobs cross join lateral (

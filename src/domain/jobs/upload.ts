@@ -134,6 +134,11 @@ export async function submitJob(deps: SubmitDeps, workspaceId: string, params: S
   } catch (err) {
     // Nothing of a refused or broken-off upload is kept.
     if (created) await repo.deleteJobById(deps.db, jobId).catch(() => undefined);
+    // The client broke the body off (the socket closed mid-upload): its fault, not the service's.
+    const code = (err as { code?: string }).code;
+    if (!(err instanceof AppError) && (code === 'ECONNRESET' || code === 'ECONNABORTED' || (err as Error).message === 'aborted')) {
+      throw validationError('The upload was broken off before its end; nothing was kept.');
+    }
     throw err;
   }
   const row = await repo.findJob(deps.db, workspaceId, jobId);
