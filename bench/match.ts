@@ -5,7 +5,8 @@
  *
  * 1. Lake: the database `enrich_bench_match_<persons>` (DATABASE_URL's server, or the embedded
  *    PostgreSQL under ENRICH_DATA_DIR), built once by seedLake (renamed companies' former names in
- *    the change log) and reused while its size, seed and loaded count match. The last 2% of the
+ *    the change log) and reused while its size, seed, loaded count and a digest of sample records
+ *    match (another version of the generator rebuilds it). The last 2% of the
  *    world's persons are not loaded: they are the `absent_unloaded` people (real-looking persons at
  *    real companies whom the lake does not hold).
  * 2. Queries: `--count` person queries and `--company-count` company queries, from `--seed` (default
@@ -24,12 +25,13 @@
  *   --count=3000 --company-count=600 --mix=<class=weight,...> --company-mix=<...> --bulk=20 (batches of 100)
  * The machine is shared: run at 100k unless it is quiet; 1M builds a lake of several GB.
  */
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import { createKnex, migrateLatest, type Knex } from '../src/db/knex';
 import { createWorkspace } from '../src/domain/workspaces/admin';
 import { createWorld, type World } from '../src/world';
 import {
-  COMPANY_NOISE, PERSON_NOISE, generateCompanyMatchQueries, generateMatchQueries, normalizedName, parseMix,
+  COMPANY_NOISE, PERSON_NOISE, generateCompanyMatchQueries, generateMatchQueries, nameKey, parseMix,
   type LabelledQuery,
 } from '../src/world/matchQueries';
 import { seedLake } from '../src/world/seed';
@@ -52,11 +54,26 @@ const AIMS = {
 /** Held back from the lake: the last 2% of the world's persons (absent_unloaded). */
 const loadedOf = (persons: number) => persons - Math.floor(persons / 50);
 
-async function ensureMatchLake(knex: Knex, persons: number, companies: number): Promise<void> {
+/**
+ * A digest of sample records (the first and last 20 companies and persons, and the renamed ones among
+ * the companies): a lake built by another version of the generator is rebuilt, not reused.
+ */
+function worldFingerprint(world: World): string {
+  const hash = createHash('sha256');
+  const sample = (n: number) => [...new Set([...Array(Math.min(20, n)).keys(), ...[...Array(Math.min(20, n)).keys()].map((k) => n - 1 - k)])];
+  for (const i of sample(world.companies)) hash.update(JSON.stringify(world.company(i))).update(JSON.stringify(world.formerCompany(i) ?? null));
+  for (const i of sample(world.persons)) hash.update(JSON.stringify(world.person(i)));
+  return hash.digest('hex').slice(0, 16);
+}
+
+async function ensureMatchLake(knex: Knex, world: World): Promise<void> {
+  const { persons, companies } = world;
   const loaded = loadedOf(persons);
+  const fingerprint = worldFingerprint(world);
   await knex.raw('create table if not exists bench_match_lake (persons integer, companies integer, seed integer, loaded integer)');
+  await knex.raw('alter table bench_match_lake add column if not exists fingerprint text');
   const built = await knex('bench_match_lake').first();
-  if (built && built.persons === persons && built.companies === companies && built.seed === SEED && built.loaded === loaded) {
+  if (built && built.persons === persons && built.companies === companies && built.seed === SEED && built.loaded === loaded && built.fingerprint === fingerprint) {
     process.stderr.write(`reusing the match lake: ${loaded} of ${persons} persons, ${companies} companies\n`);
     return;
   }
@@ -70,7 +87,7 @@ async function ensureMatchLake(knex: Knex, persons: number, companies: number): 
     }
   });
   await knex.raw('vacuum analyze persons, person_positions, person_educations, companies, change_log');
-  await knex('bench_match_lake').insert({ persons, companies, seed: SEED, loaded });
+  await knex('bench_match_lake').insert({ persons, companies, seed: SEED, loaded, fingerprint });
   process.stderr.write(`built in ${(report.elapsed_ms / 1000).toFixed(0)} s\n`);
 }
 
@@ -172,24 +189,27 @@ async function main(): Promise<void> {
   const mix = mixText ? parseMix(mixText, Object.keys(PERSON_NOISE)) : undefined;
   const companyMix = companyMixText ? parseMix(companyMixText, Object.keys(COMPANY_NOISE)) : undefined;
 
+  const world: World = createWorld({ persons, companies, seed: SEED, asOf: AS_OF });
   const db = await benchDatabaseUrl(process.env.BENCH_MATCH_DATABASE || `enrich_bench_match_${persons}`);
   try {
     const knex = createKnex(db.url);
     let key: string;
     try {
       await migrateLatest(knex);
-      await ensureMatchLake(knex, persons, companies);
+      await ensureMatchLake(knex, world);
       const workspace = await createWorkspace(knex, { name: `bench-match-${Date.now()}`, rateLimit: 1_000_000_000, active: true });
       key = workspace.api_key;
     } finally {
       await knex.destroy();
     }
 
-    const world: World = createWorld({ persons, companies, seed: SEED, asOf: AS_OF });
     const loaded = loadedOf(persons);
     let started = Date.now();
     const names = new Set<string>();
-    for (let i = 0; i < loaded; i++) names.add(normalizedName(world.person(i).full_name as string));
+    for (let i = 0; i < loaded; i++) {
+      const p = world.person(i);
+      names.add(nameKey(p.first_name as string, p.last_name as string));
+    }
     const personQueries = generateMatchQueries(world, { seed, count, mix, loadedPersons: loaded, isTakenName: (n) => names.has(n) });
     const companyQueries = generateCompanyMatchQueries(world, { seed, count: companyCount, mix: companyMix });
     process.stderr.write(`${personQueries.length} person and ${companyQueries.length} company queries made in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

@@ -9,20 +9,25 @@
  *    reused), the last 2 % of persons held back as absent people, as the bench does.
  * 2. Queries from src/world/matchQueries.ts (default noise mix) through the engine's own stages
  *    (the candidates and comparisons of domain/match, no HTTP).
- * 3. m and u per field and level: counts among the true candidate (m) and the other candidates (u)
- *    of each query, add-one smoothed (Fellegi-Sunter estimated with labels, as Splink's
- *    `estimate_m_from_label_column` does for m).
+ * 3. m and u per field and level, Fellegi-Sunter style: m counted on each query against the record
+ *    it was made from (Splink's `estimate_m_from_label_column`), u on the query against random
+ *    records of the lake (Splink's `estimate_u_using_random_sampling`), each with the hand-set
+ *    PRIORS as Dirichlet pseudo-counts. The competition among the candidates found by blocking is
+ *    not in the weights: calibrate.ts shares the likelihood among them.
  * 4. The calibration (a, b): the likelihood of the best candidate after sharing among rivals
  *    (calibrate.ts) against whether it is the right one, log loss minimised over a grid then refined.
  * 5. Prints the fit's own ECE and Brier score; `--write` rewrites parameters.ts.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKnex, migrateLatest, type Knex } from '../src/db/knex';
-import { compareCompanyCandidates, companyInput, rankCompanies } from '../src/domain/match/company';
+import { compareCompanyCandidates, companyInput, rankCompanies, compareCompany as compareCompanyFields } from '../src/domain/match/company';
 import type { Comparison, Level } from '../src/domain/match/compare';
-import { PARAMETERS, type KindParameters, type MatchParameters } from '../src/domain/match/parameters';
+import { PARAMETERS, PRIORS, type KindParameters, type MatchParameters } from '../src/domain/match/parameters';
 import { comparePersonCandidates, personInput, rankPersons } from '../src/domain/match/person';
+import { comparePerson, type PersonCandidate } from '../src/domain/match/compare';
+import { resolveEmployers, type CompanyCandidateRecord } from '../src/domain/match/candidates';
+import { findCompanyRecordTexts, findFormerCompanyNames, findPersonRecordTexts, sampleRecordTexts } from '../src/db/repositories/matchCandidates';
 import { AppError } from '../src/domain/errors';
 import { createWorld } from '../src/world';
 import { generateCompanyMatchQueries, generateMatchQueries, normalizedName } from '../src/world/matchQueries';
@@ -43,6 +48,10 @@ const loadedOf = (persons: number) => persons - Math.floor(persons / 50);
 
 interface Compared {
   expectedId: string | null;
+  noise?: string;
+  /** The query against the record it was made from (m), and against random records (u). */
+  truth?: Comparison[];
+  random?: Comparison[][];
   candidates: { id: string; comparisons: Comparison[] }[];
 }
 
@@ -73,29 +82,45 @@ async function lake(): Promise<Knex> {
   return knex;
 }
 
-/** m and u of every level seen, add-one smoothed within each field. */
-function estimate(compared: Compared[], prior: KindParameters): KindParameters['fields'] {
+/** Pseudo-counts of the prior (the committed m and u) in each estimate: a Dirichlet prior, so a
+ * level seen rarely among the labelled candidates keeps close to its prior instead of swinging. */
+const PRIOR_WEIGHT = 30;
+/** Random records each query is compared with, for u. */
+const RANDOM_PAIRS = 8;
+
+/** m and u of every level: labelled counts among true (m) and other (u) candidates, with the prior's pseudo-counts. */
+function estimate(compared: Compared[], prior: KindParameters, log: (line: string) => void): KindParameters['fields'] {
   const counts: Record<string, { m: Record<string, number>; u: Record<string, number> }> = {};
-  for (const q of compared) {
-    for (const c of q.candidates) {
-      const truth = c.id === q.expectedId;
-      for (const e of c.comparisons) {
-        if (e.level === 'missing_in_record') continue;
-        const f = (counts[e.field] ??= { m: {}, u: {} });
-        const side = truth ? f.m : f.u;
-        side[e.level] = (side[e.level] ?? 0) + 1;
-      }
+  const add = (side: 'm' | 'u', comparisons: readonly Comparison[]) => {
+    for (const e of comparisons) {
+      if (e.level === 'missing_in_record') continue;
+      const f = (counts[e.field] ??= { m: {}, u: {} });
+      f[side][e.level] = (f[side][e.level] ?? 0) + 1;
     }
+  };
+  // m: the query against the record it was made from (found by blocking or not); u: against random records.
+  for (const q of compared) {
+    if (q.truth) add('m', q.truth);
+    for (const r of q.random ?? []) add('u', r);
   }
   const fields: KindParameters['fields'] = {};
   for (const [field, levels] of Object.entries(prior.fields)) {
     const c = counts[field] ?? { m: {}, u: {} };
     const names = Object.keys(levels) as Level[];
-    const mTotal = names.reduce((s, l) => s + (c.m[l] ?? 0) + 1, 0);
-    const uTotal = names.reduce((s, l) => s + (c.u[l] ?? 0) + 1, 0);
+    const mSum = names.reduce((s, l) => s + (c.m[l] ?? 0), 0);
+    const uSum = names.reduce((s, l) => s + (c.u[l] ?? 0), 0);
+    const priorM = names.reduce((s, l) => s + levels[l]!.m, 0);
+    const priorU = names.reduce((s, l) => s + levels[l]!.u, 0);
     fields[field] = Object.fromEntries(
-      names.map((l) => [l, { m: round((((c.m[l] ?? 0) + 1) / mTotal)), u: round(((c.u[l] ?? 0) + 1) / uTotal) }]),
+      names.map((l) => [
+        l,
+        {
+          m: round(((c.m[l] ?? 0) + PRIOR_WEIGHT * (levels[l]!.m / priorM)) / (mSum + PRIOR_WEIGHT)),
+          u: round(((c.u[l] ?? 0) + PRIOR_WEIGHT * (levels[l]!.u / priorU)) / (uSum + PRIOR_WEIGHT)),
+        },
+      ]),
     );
+    log(`  ${field}: ${names.map((l) => `${l} m=${c.m[l] ?? 0} u=${c.u[l] ?? 0}`).join(', ')}\n`);
   }
   return fields;
 }
@@ -132,8 +157,8 @@ export function ece(o: { p: number; right: boolean }[], bins = 10): number {
 function fitCalibration(compared: Compared[], base: MatchParameters, kind: 'person' | 'company', ranker: Ranker) {
   const withCal = (a: number, b: number): MatchParameters => ({ ...base, [kind]: { ...base[kind], calibration: { a, b } } });
   let best = { a: 1, b: 0, loss: Infinity };
-  for (let a = 0.1; a <= 2.0001; a += 0.1) {
-    for (let b = -12; b <= 4.0001; b += 0.5) {
+  for (let a = 0.05; a <= 2.0001; a += 0.05) {
+    for (let b = -30; b <= 10.0001; b += 0.5) {
       const loss = logLoss(outcomes(compared, withCal(a, b), ranker));
       if (loss < best.loss) best = { a, b, loss };
     }
@@ -158,13 +183,38 @@ async function main() {
   const companyQueries = generateCompanyMatchQueries(world, { seed: QUERY_SEED, count: COMPANY_COUNT });
   process.stderr.write(`${personQueries.length} person and ${companyQueries.length} company queries\n`);
 
+  const cacheFile = `${require('node:os').tmpdir()}/enrich-fit-match-${PERSONS}-${WORLD_SEED}-${QUERY_SEED}-${COUNT}-${COMPANY_COUNT}.json`;
+  const fs = await import('node:fs');
+  if (process.argv.includes('--cached') && fs.existsSync(cacheFile)) {
+    const cached = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as { persons: Compared[]; companies: Compared[] };
+    await knex.destroy();
+    return fit(cached.persons, cached.companies);
+  }
+  // Random records for u: a sample of each table, each query compared with RANDOM_PAIRS of them.
+  const personPool = (await sampleRecordTexts(knex, 'person', 5, 3000)).map((r) => JSON.parse(r.record) as PersonCandidate);
+  const companyPool = (await sampleRecordTexts(knex, 'company', 20, 1000)).map((r) => JSON.parse(r.record) as CompanyCandidateRecord);
+  const recordOf = async (id: string) => (await findPersonRecordTexts(knex, [id]))[0];
   const persons: Compared[] = [];
+  let k = 0;
   for (const q of personQueries) {
     try {
       const input = personInput(q.query);
       if (input.kind !== 'query') continue;
       const compared = await comparePersonCandidates(knex, input.query);
-      persons.push({ expectedId: q.expectedId, candidates: compared.map((c) => ({ id: c.item.candidate.id, comparisons: c.comparisons })) });
+      const resolved = await resolveEmployers(knex, input.query);
+      const own = q.expectedId ? await recordOf(q.expectedId) : undefined;
+      const random: Comparison[][] = [];
+      for (let r = 0; r < RANDOM_PAIRS; r++) {
+        const other = personPool[k++ % personPool.length]!;
+        if (other.id !== q.expectedId) random.push(comparePerson(input.query, other, resolved));
+      }
+      persons.push({
+        expectedId: q.expectedId,
+        noise: q.noise,
+        truth: own ? comparePerson(input.query, JSON.parse(own.record) as PersonCandidate, resolved) : undefined,
+        random,
+        candidates: compared.map((c) => ({ id: c.item.candidate.id, comparisons: c.comparisons })),
+      });
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
     }
@@ -175,13 +225,29 @@ async function main() {
       const input = companyInput(q.query);
       if (input.kind !== 'query') continue;
       const compared = await compareCompanyCandidates(knex, input.query);
-      companies.push({ expectedId: q.expectedId, candidates: compared.map((c) => ({ id: c.item.candidate.id, comparisons: c.comparisons })) });
+      let truth: Comparison[] | undefined;
+      if (q.expectedId) {
+        const own = (await findCompanyRecordTexts(knex, [q.expectedId]))[0];
+        const former = (await findFormerCompanyNames(knex, [q.expectedId])).map((f) => f.former_name);
+        if (own) truth = compareCompanyFields(input.query, { candidate: JSON.parse(own.record), text: '', formerNames: former });
+      }
+      const random: Comparison[][] = [];
+      for (let r = 0; r < RANDOM_PAIRS; r++) {
+        const other = companyPool[k++ % companyPool.length]!;
+        if (other.id !== q.expectedId) random.push(compareCompanyFields(input.query, { candidate: other, text: '', formerNames: [] }));
+      }
+      companies.push({ expectedId: q.expectedId, noise: q.noise, truth, random, candidates: compared.map((c) => ({ id: c.item.candidate.id, comparisons: c.comparisons })) });
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
     }
   }
   await knex.destroy();
+  fs.writeFileSync(cacheFile, JSON.stringify({ persons, companies }));
+  return fit(persons, companies);
+}
 
+/** The comparisons of the candidates go through the committed code's comparison rules: a cache is only valid for them (--cached). */
+function fit(persons: Compared[], companies: Compared[]) {
   // Rankers over the stored comparisons (items rebuilt with only what ranking reads: the id).
   const personRanker: Ranker = (cands, p) =>
     rankPersons(cands.map((c) => ({ item: { candidate: { id: c.id }, text: '' } as never, comparisons: c.comparisons })), p).map((r) => ({
@@ -202,8 +268,8 @@ async function main() {
       at: `world seed ${WORLD_SEED}, ${PERSONS} persons / ${COMPANIES} companies, query seed ${QUERY_SEED}`,
       script: 'scripts/fit-match-calibration.ts',
     },
-    person: { fields: estimate(persons, PARAMETERS.person), calibration: PARAMETERS.person.calibration },
-    company: { fields: estimate(companies, PARAMETERS.company), calibration: PARAMETERS.company.calibration },
+    person: { fields: estimate(persons, PRIORS.person, (l) => process.stderr.write(`person${l}`)), calibration: PRIORS.person.calibration },
+    company: { fields: estimate(companies, PRIORS.company, (l) => process.stderr.write(`company${l}`)), calibration: PRIORS.company.calibration },
   };
   const pc = fitCalibration(persons, fitted, 'person', personRanker);
   fitted.person.calibration = { a: pc.a, b: pc.b };
@@ -217,11 +283,25 @@ async function main() {
     process.stdout.write(
       `${kind}: ${set.length} queries; committed parameters ECE ${ece(before).toFixed(4)} Brier ${brier(before).toFixed(4)}; fitted ECE ${ece(after).toFixed(4)} Brier ${brier(after).toFixed(4)} (fit set, in-sample)\n`,
     );
+    const classes = [...new Set(set.map((q) => q.noise ?? '?'))];
+    for (const noise of classes) {
+      const rows = set.map((q, i) => ({ q, o: after[i]! })).filter((x) => (x.q.noise ?? '?') === noise);
+      const right = rows.filter((x) => x.o.right && x.o.p >= 0.7).length;
+      const wrong = rows.filter((x) => !x.o.right && x.o.p >= 0.7).length;
+      const best = rows.filter((x) => x.o.right).length;
+      process.stdout.write(`    ${noise.padEnd(22)} n=${String(rows.length).padStart(4)} right@0.7=${right} wrong@0.7=${wrong} bestRight=${best}\n`);
+    }
+    const present = set.map((q, i) => ({ q, o: after[i]! })).filter((x) => x.q.expectedId !== null);
+    const answered = after.filter((o) => o.p >= 0.7);
+    const confident = after.filter((o) => o.p >= 0.9);
+    process.stdout.write(
+      `  fitted: recall at 0.7 ${(present.filter((x) => x.o.right && x.o.p >= 0.7).length / present.length).toFixed(3)}, precision at 0.7 ${(answered.filter((o) => o.right).length / answered.length).toFixed(3)}, precision at 0.9 ${(confident.filter((o) => o.right).length / confident.length).toFixed(3)}, best candidate right ${(present.filter((x) => x.o.right).length / present.length).toFixed(3)}\n`,
+    );
   }
   process.stdout.write(`${JSON.stringify(fitted, null, 2)}\n`);
   if (process.argv.includes('--write')) {
     const file = join(__dirname, '..', 'src', 'domain', 'match', 'parameters.ts');
-    const source = (await import('node:fs')).readFileSync(file, 'utf8');
+    const source = readFileSync(file, 'utf8');
     const start = source.indexOf('export const PARAMETERS: MatchParameters = ');
     writeFileSync(file, `${source.slice(0, start)}export const PARAMETERS: MatchParameters = ${JSON.stringify(fitted, null, 2)};\n`);
     process.stdout.write(`wrote ${file}\n`);

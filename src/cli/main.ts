@@ -12,6 +12,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CliExit, duration, isoDate, positiveInt, print, withDatabase, type CliIo } from './common';
 import { registerLakeCommands } from './lakeCommands';
+import { registerMatchCommands } from './matchCommands';
 import { load } from './lazy';
 import { registerLiveCommands } from './liveCommands';
 import { registerMonitorCommands } from './monitorCommands';
@@ -260,6 +261,7 @@ export function buildCli(io: CliIo): Command {
     });
 
   registerLakeCommands(program, io);
+  registerMatchCommands(program, io);
   registerLiveCommands(program, io);
   registerMonitorCommands(program, io);
   registerDashboardCommands(program, io);

@@ -14,7 +14,13 @@ import {
   capitalize, fillPattern, isoSeconds, mediaUrl, renditions, slugify, uuidFrom, type CompanySummary, type School, type Stream, type WorldContext,
 } from './support';
 import { cumulate } from './random';
-import { LEGAL_SUFFIXES } from './names';
+import { ALL_LEGAL_SUFFIXES, LEGAL_SUFFIXES } from './names';
+
+/** The name without a trailing legal form of names.ts ("Acme Software Inc." -> "Acme Software"). */
+export function withoutLegalForm(name: string): string {
+  for (const suffix of ALL_LEGAL_SUFFIXES) if (name.endsWith(` ${suffix}`)) return name.slice(0, -suffix.length - 1);
+  return name;
+}
 
 export type CompanyResult = components['schemas']['CompanyResult'];
 type Location = components['schemas']['Location'];
@@ -199,8 +205,10 @@ export function generateCompany(ctx: WorldContext, stream: Stream, keys: Company
     : null;
   const affiliated = rng.chance(large ? 0.5 : 0.15)
     ? Array.from({ length: rng.range(1, 3) }, (_, k) => {
-        const name = `${s.name} ${rng.pick(['Careers', 'Labs', 'Europe', 'Foundation', 'Ventures', 'Academy', 'Engineering'])}`;
-        const slug = `${s.username}-${slugify(name.slice(s.name.length + 1))}`;
+        // A showcase page is named after the brand, without the legal form ("Acme Labs", not "Acme Inc. Labs").
+        const brand = withoutLegalForm(s.name);
+        const name = `${brand} ${rng.pick(['Careers', 'Labs', 'Europe', 'Foundation', 'Ventures', 'Academy', 'Engineering'])}`;
+        const slug = `${s.username}-${slugify(name.slice(brand.length + 1))}`;
         const showcase = rng.chance(0.6);
         return {
           id: String(80_000_000 + ((keys.companyId.apply(index) * 7 + k) % 19_000_000)),

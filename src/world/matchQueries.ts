@@ -18,7 +18,8 @@
 import { Rng, deriveKey } from './random';
 import { Stream } from './support';
 import { COUNTRIES, type Country } from './tables';
-import { ALL_LEGAL_SUFFIXES, FORMAL_OF, LEGAL_SUFFIXES, MIDDLE_NAMES, NICKNAMES } from './names';
+import { FORMAL_OF, LEGAL_SUFFIXES, MIDDLE_NAMES, NICKNAMES } from './names';
+import { withoutLegalForm } from './companies';
 import type { CompanyResult, PersonResult, World } from '.';
 
 /** The body of POST /person/match (contract: PersonMatchRequest). */
@@ -125,11 +126,13 @@ export interface MatchQueryOptions {
   /** The lake holds persons 0..loadedPersons-1 of the world (seedLake's loadPersons); default all. */
   loadedPersons?: number;
   /**
-   * Whether a full name (lower-case, accents stripped, single spaces) is worn by someone in the
-   * lake: an absent person's made-up name is drawn again when it is. Without it, made-up names
-   * pair a first and a last name of two different locales, which rarely exist.
+   * Whether a name key (nameKey(first_name, last_name): no middle name, nicknames folded, accents
+   * and case dropped) is worn by someone in the lake: an absent person whose name is then drawn
+   * again (made up) or skipped (an unloaded person of the world: "Robert Smith" is not absent when
+   * the lake has a "Bob M. Smith"). Without it, made-up names pair a first and a last name of two
+   * different locales, which rarely exist.
    */
-  isTakenName?: (normalizedFullName: string) => boolean;
+  isTakenName?: (nameKey: string) => boolean;
 }
 
 /** "typo=2,absent=1" (the bench's --mix) -> weights; unknown class names are an error. */
@@ -153,6 +156,16 @@ export function stripAccents(text: string): string {
 
 export function normalizedName(text: string): string {
   return stripAccents(text).toLowerCase().replace(/[^a-z0-9 ]+/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The key under which two names may be one person's: the given name without a middle name or
+ * initial, a nickname folded to its (first) formal name, then normalizedName.
+ */
+export function nameKey(first: string, last: string): string {
+  const given = normalizedName(givenName(first));
+  const formal = FORMAL_OF.get(given)?.[0];
+  return normalizedName(`${formal ?? given} ${last}`);
 }
 
 const KEYBOARD_NEIGHBOURS: Readonly<Record<string, string>> = {
@@ -184,11 +197,7 @@ export function givenName(first: string): string {
   return first.split(' ')[0] as string;
 }
 
-/** The company name without its legal form ("Acme Software Inc." -> "Acme Software"). */
-export function withoutLegalForm(name: string): string {
-  for (const s of ALL_LEGAL_SUFFIXES) if (name.endsWith(` ${s}`)) return name.slice(0, -s.length - 1);
-  return name;
-}
+export { withoutLegalForm };
 
 const ABBREVIATIONS: readonly (readonly [RegExp, string])[] = [
   [/\bTechnologies\b/, 'Tech'], [/\bInternational\b/, 'Intl'], [/\bCorporation\b/, 'Corp'], [/\bLaboratories\b/, 'Labs'],
@@ -280,7 +289,7 @@ function absentName(c: PersonCtx): { first: string; last: string } {
     const b = COUNTRIES[c.rng.int(COUNTRIES.length)] as Country;
     const first = c.stream.faker(a.locale).person.firstName();
     const last = c.stream.faker(b.locale).person.lastName();
-    if (attempt >= 50 || c.isTakenName === undefined || !c.isTakenName(normalizedName(`${first} ${last}`))) return { first, last };
+    if (attempt >= 50 || c.isTakenName === undefined || !c.isTakenName(nameKey(first, last))) return { first, last };
   }
 }
 
@@ -424,7 +433,7 @@ const PERSON_MAKERS: Record<PersonNoise, PersonMaker> = {
       // A namesake's twin may be in the lake: the query would fit a stored person as asked.
       if (world.isNamesake(index)) continue;
       const p = world.person(index);
-      if (c.isTakenName?.(normalizedName(p.full_name as string))) continue;
+      if (c.isTakenName?.(nameKey(p.first_name as string, p.last_name as string))) continue;
       const query = withCompany(c, p.first_name as string, p.last_name as string, p.current_company);
       if (query) return { query, expectedId: null };
     }

@@ -115,7 +115,7 @@ describe('the contract document', () => {
         'GET /workspace/usage', 'POST /workspace/monitors/{id}/secret', 'POST /workspace/monitors/{id}/secret/rotate',
         // Beyond the specification, for integrators (issue 13): the delivery log, a test event, redelivery.
         'GET /monitors/{id}/deliveries', 'POST /monitors/{id}/test', 'POST /monitors/{id}/deliveries/{delivery_id}/redeliver',
-        // Match (issue 33)
+        // Matching (issue 33): the rows people have, without an identifier.
         'POST /person/match', 'POST /company/match', 'POST /people/bulk-match',
         // List jobs (issue 34)
         'POST /jobs', 'GET /jobs', 'GET /jobs/{id}', 'DELETE /jobs/{id}', 'POST /jobs/{id}/cancel', 'GET /jobs/{id}/results',

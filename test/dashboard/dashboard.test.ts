@@ -397,6 +397,39 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     expect(await page.evaluate(() => window.__xss as number | undefined)).toBeUndefined();
   });
 
+  it('Explorer: finds a person by name and company with the likelihood and the evidence; a name alone is refused with its code; someone absent is NO_MATCH', async () => {
+    const person = world.person(1);
+    await page.click('nav >> text=Explorer');
+    await page.fill('input[name="match-name"]', person.full_name as string);
+    await page.fill('input[name="match-company"]', person.current_company as string);
+    await page.click('button:has-text("Find")');
+    await page.waitForSelector('[data-testid="match"]');
+    const shown = await page.textContent('[data-testid="match"]');
+    expect(shown).toContain(person.full_name);
+    expect(shown).toContain(person.network_url);
+    expect(await page.textContent('[data-testid="likelihood"]')).toMatch(/^likelihood \d{1,3}(\.\d)?%/);
+    const evidence = await page.$$eval('[data-testid="evidence"] tbody tr', (rows: any[]) => rows.map((r) => [...r.cells].slice(0, 2).map((c: any) => c.textContent)));
+    expect(evidence).toContainEqual(['name', 'exact']);
+    expect(evidence).toContainEqual(['company', 'exact']);
+    await shot('13b-explorer-match');
+    await axe('13b-explorer-match');
+
+    // A name alone: 400 with the code that says which combinations work.
+    await page.fill('input[name="match-company"]', '');
+    await page.click('button:has-text("Find")');
+    await page.waitForSelector('[data-testid="api-error"]');
+    expect(await page.textContent('[data-testid="error-code"]')).toBe('MATCH_INPUT_INSUFFICIENT');
+
+    // A person of the world the lake was not given: no match.
+    const absent = world.person(LOADED + 4);
+    await page.fill('input[name="match-name"]', absent.full_name as string);
+    await page.fill('input[name="match-company"]', absent.current_company as string);
+    await page.click('button:has-text("Find")');
+    await page.waitForSelector('[data-testid="api-error"] >> text=NO_MATCH');
+    expect(await page.locator('[data-testid="match"]').count()).toBe(0);
+    await axe('13c-explorer-no-match');
+  });
+
   it('shows a 429 with its wait time', async () => {
     const tight = await h.workspace({ rateLimit: 3 });
     await signInByLink(tight.workspaceId);

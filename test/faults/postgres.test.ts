@@ -78,6 +78,10 @@ async function duringOutage(bound = BOUND_MS): Promise<void> {
   // A key the server verified before the outage: authentication needs no query, the operation does.
   expectUnavailable(await timed(`${svc.url}/account`, bearer(cachedKey)), bound);
   expectUnavailable(await timed(`${svc.url}/person?username=${username}`, bearer(cachedKey)), bound);
+  // Matching (issue 33): one query, and a bulk whose first failing query ends the batch.
+  const post = (body: unknown) => ({ method: 'POST', headers: { ...bearer(cachedKey).headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expectUnavailable(await timed(`${svc.url}/person/match`, post({ name: 'Priya Raman', company: 'Northwind Analytics' })), bound);
+  expectUnavailable(await timed(`${svc.url}/people/bulk-match`, post({ queries: Array.from({ length: 100 }, () => ({ name: 'Priya Raman', company: 'Northwind' })) })), bound);
   // A key never seen: authentication itself needs the database.
   expectUnavailable(await timed(`${svc.url}/account`, bearer(coldKey)), bound);
   // A list job's upload and list (issue 34): the same answer, nothing half-stored.

@@ -120,7 +120,10 @@ describeCluster('a standby in use, replay paused (the standby then lacks the lat
     const post = (path: string, body: unknown) =>
       timed(`${svc.url}/api/v1${path}`, { method: 'POST', headers: { Authorization: `Bearer ${keyA}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const get = (path: string) => timed(`${svc.url}/api/v1${path}`, bearer(keyA));
-    const [{ id }] = await cluster.standby.query<{ id: string }>('select id from persons where username = $1', [stored]);
+    const [{ id, full_name: name, current_company: company }] = await cluster.standby.query<{ id: string; full_name: string; current_company: string | null }>(
+      'select id, full_name, current_company from persons where username = $1',
+      [stored],
+    );
     const served = await servedBy(cluster.standby, async () => {
       for (const res of [
         await get(`/person/check?username=${stored}`),
@@ -132,6 +135,9 @@ describeCluster('a standby in use, replay paused (the standby then lacks the lat
         await post('/people/bulk', { ids: [id] }),
         await post('/people/bulk-enrich', { profiles: [{ username: stored }] }),
         await post('/companies/search', {}),
+        // Matching is a lake read too (issue 33).
+        await post('/person/match', company ? { name, company } : { username: stored }),
+        await post('/people/bulk-match', { queries: [{ name, company: company ?? 'x' }, { username: stored }] }),
       ]) {
         expect(res.status).toBe(200);
       }

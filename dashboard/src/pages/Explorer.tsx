@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api, call, type Schemas } from '../api';
 import { ErrorBox, fmtDate } from '../components';
+import { MatchFinder } from './MatchFinder';
 
 type Kind = 'person' | 'company';
 type Found =
@@ -101,6 +102,7 @@ export function Explorer() {
         </div>
       )}
       {found && <Record found={found} />}
+      <MatchFinder />
     </section>
   );
 }

@@ -16,7 +16,7 @@
  * On the distributed layout (docs/scale-out.md) persons are distributed by id, so every person arm
  * fans out to all shards (each shard applies the LIMIT, the coordinator merges); companies and the
  * change log are not distributed (reference / local tables): their arms run on one node.
- * Rows are then read by `id = any($1)` (CONVENTIONS: a set of rows by id).
+ * Each person statement selects the records of its arms' ids by primary key in the same round trip.
  */
 import type { Knex } from 'knex';
 import { RECORD_COLUMNS, served } from './lakeTables';
@@ -37,8 +37,8 @@ export interface PersonBlock {
   companyIds: readonly string[];
 }
 
-/** Candidate person ids by name key, at the employers and anywhere. */
-export async function findPersonIdsByNameKey(db: Knex, block: PersonBlock): Promise<string[]> {
+/** Candidate persons (served records) by name key, at the employers and anywhere. */
+export async function findPersonsByNameKey(db: Knex, block: PersonBlock): Promise<{ id: string; record: string }[]> {
   if (block.keys.length === 0) return [];
   const arms: string[] = [];
   const bindings: Knex.RawBinding[] = [];
@@ -49,15 +49,23 @@ export async function findPersonIdsByNameKey(db: Knex, block: PersonBlock): Prom
   arms.push(`(select id from persons where lake_name_key(full_name) = any(?::text[])
     order by similarity(lake_fold(full_name), ?) desc, id limit ${PERSON_KEY_LIMIT})`);
   bindings.push([...block.keys], block.name);
-  const { rows } = await db.raw<{ rows: { id: string }[] }>(arms.join(' union '), bindings);
-  return rows.map((r) => r.id);
+  return recordsOf(db, arms, bindings);
+}
+
+/** The served records of the union of the arms, in one round trip (the arms' ids, then those rows by primary key). */
+async function recordsOf(db: Knex, arms: string[], bindings: Knex.RawBinding[]): Promise<{ id: string; record: string }[]> {
+  const { rows } = await db.raw<{ rows: { id: string; record: string; fetched_at_text: string | null }[] }>(
+    `select id, ${RECORD_COLUMNS} from persons where id in (${arms.join(' union ')})`,
+    bindings,
+  );
+  return rows.map(served);
 }
 
 /**
- * Candidate person ids whose folded name is similar to `name` (pg_trgm's `%`, similarity ≥ 0.3),
+ * Candidate persons whose folded name is similar to `name` (pg_trgm's `%`, similarity ≥ 0.3),
  * at the employers when some are known, else anywhere; the closest first.
  */
-export async function findPersonIdsByTrigram(db: Knex, name: string, companyIds: readonly string[]): Promise<string[]> {
+export async function findPersonsByTrigram(db: Knex, name: string, companyIds: readonly string[]): Promise<{ id: string; record: string }[]> {
   if (name.length < 3) return [];
   const arms = [`(select id from persons where lake_fold(full_name) % ? order by similarity(lake_fold(full_name), ?) desc, id limit ${PERSON_TRIGRAM_LIMIT})`];
   const bindings: Knex.RawBinding[] = [name, name];
@@ -65,8 +73,7 @@ export async function findPersonIdsByTrigram(db: Knex, name: string, companyIds:
     arms.push(`(select id from persons where current_company_id = any(?::bigint[]) and lake_fold(full_name) % ? limit ${PERSON_TRIGRAM_LIMIT})`);
     bindings.push([...companyIds], name);
   }
-  const { rows } = await db.raw<{ rows: { id: string }[] }>(arms.join(' union '), bindings);
-  return rows.map((r) => r.id);
+  return recordsOf(db, arms, bindings);
 }
 
 /** The served record texts of these persons (any order). */
@@ -147,4 +154,18 @@ export async function findCompanyRecordTexts(db: Knex, ids: readonly string[]): 
   if (ids.length === 0) return [];
   const rows = await db('companies').whereRaw('id = any(?::uuid[])', [[...ids]]).select('id', db.raw(RECORD_COLUMNS));
   return (rows as { id: string; record: string; fetched_at_text: string | null }[]).map(served);
+}
+
+/**
+ * A random sample of record texts (for the match model's fit: u, the chance that a record that is
+ * not the one asked for agrees by accident, is counted on random records). Reads a sample of the
+ * table's pages, not the table.
+ */
+export async function sampleRecordTexts(db: Knex, kind: 'person' | 'company', percent: number, limit: number): Promise<{ id: string; record: string }[]> {
+  const table = kind === 'person' ? 'persons' : 'companies';
+  const { rows } = await db.raw<{ rows: { id: string; record: string; fetched_at_text: string | null }[] }>(
+    `select id, ${RECORD_COLUMNS} from ${table} tablesample system (?) repeatable (42) limit ?`,
+    [percent, limit],
+  );
+  return rows.map(served);
 }

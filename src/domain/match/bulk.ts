@@ -29,10 +29,18 @@ const CONCURRENCY = 4;
 export async function bulkMatchPeople(db: Knex, queries: readonly PersonMatchRequest[], min = DEFAULT_MIN_LIKELIHOOD): Promise<BulkMatchOutcome> {
   const results: BulkMatchItem[] = new Array(queries.length);
   let next = 0;
+  let failed = false;
+  // A failure that is not a query's own (the database is out) fails the request: the other workers
+  // then take no further query, so an outage costs one query's timeout, not the batch's.
   const worker = async () => {
-    while (next < queries.length) {
+    while (!failed && next < queries.length) {
       const i = next++;
-      results[i] = await one(db, queries[i]!, min);
+      try {
+        results[i] = await one(db, queries[i]!, min);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queries.length) }, worker));

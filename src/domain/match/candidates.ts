@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import {
   findCompaniesByFormerName, findCompaniesByHost, findCompaniesByNameKey, findCompaniesBySimilarName, findCompanyRecordTexts,
-  findPersonIdsByNameKey, findPersonIdsByTrigram, findPersonRecordTexts, type CompanyRef,
+  findPersonsByNameKey, findPersonsByTrigram, type CompanyRef,
 } from '../../db/repositories/matchCandidates';
 import { compareName, type PersonCandidate, type PersonQuery, type ResolvedEmployers } from './compare';
 import { fold, localWords } from './normalize';
@@ -58,21 +58,18 @@ export async function findPersonCandidates(db: Knex, q: PersonQuery): Promise<{ 
   const resolved = await resolveEmployers(db, q);
   const companyIds = [...new Set([...resolved.byName, ...resolved.byFormerName, ...resolved.byDomain, ...(q.companyId ? [q.companyId] : [])])];
   const { keys, name } = personKeys(q);
-  const found = await read(db, await findPersonIdsByNameKey(db, { keys, name, companyIds }));
+  const found = parsed(await findPersonsByNameKey(db, { keys, name, companyIds }));
   // Typos in the last name: the trigram index, only when no candidate's name agrees already.
   const agrees = q.name ? found.some((f) => ['exact', 'nickname', 'close'].includes(compareName(q.name!, f.candidate).level)) : found.length > 0;
   if (!agrees && name.length >= 3) {
     const seen = new Set(found.map((f) => f.candidate.id));
-    const more = (await findPersonIdsByTrigram(db, name, companyIds)).filter((id) => !seen.has(id));
-    found.push(...(await read(db, more)));
+    found.push(...parsed((await findPersonsByTrigram(db, name, companyIds)).filter((r) => !seen.has(r.id))));
   }
   return { resolved, found };
 }
 
-async function read(db: Knex, ids: readonly string[]): Promise<FoundPerson[]> {
-  const rows = await findPersonRecordTexts(db, ids);
-  return rows.map((row) => ({ text: row.record, candidate: JSON.parse(row.record) as PersonCandidate }));
-}
+const parsed = (rows: readonly { record: string }[]): FoundPerson[] =>
+  rows.map((row) => ({ text: row.record, candidate: JSON.parse(row.record) as PersonCandidate }));
 
 export interface CompanyCandidateRecord {
   id: string;

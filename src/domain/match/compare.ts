@@ -105,7 +105,12 @@ export function compareName(q: PersonName, rec: PersonCandidate): Comparison<'na
     if (first === 'close') return out('close');
     return out('partial');
   }
-  if (lastClose && (first === 'exact' || first === 'nickname')) return out('close');
+  if (lastClose && (first === 'exact' || first === 'nickname' || first === 'close')) return out('close');
+  // Typos across the whole name: up to two edits (a transposition is two), three in a long name.
+  const qFull = `${q.first ?? ''}${qLast}`.replace(/ /g, '');
+  const rFull = `${r.first ?? ''}${rLast}`.replace(/ /g, '');
+  const edits = distance(qFull, rFull);
+  if (qFull.length >= 8 && (edits <= 2 || (edits <= 3 && qFull.length >= 11)) && similar(qFull, rFull) >= 0.88) return out('close');
   if (!q.first && q.last && r.first && sameLast(q.last, r.first)) return out('partial');
   return out('different');
 }
@@ -159,12 +164,17 @@ export function compareCompany(input: string, rec: PersonCandidate, resolved: Re
   return out('different');
 }
 
-/** Similar company names: a typo, or one name the other's words plus more ("acme" ~ "acme robotics"). */
+/**
+ * Similar company names: a typo, the same letters spaced otherwise, or one name the other's first
+ * words ("vandelay" ~ "vandelay industries": lists shorten names). Rival companies that share the
+ * first word are then told apart by the rest of the evidence and by the likelihood's sharing.
+ */
 export function closeCompany(a: string, b: string): boolean {
   if (a === b) return true;
   if (a.replace(/ /g, '') === b.replace(/ /g, '')) return true;
   if (typo(a, b)) return true;
-  return false;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return short.length >= 4 && long.startsWith(`${short} `);
 }
 
 /** An employer given by ID or domain (resolved to IDs): current, previous or neither. */

@@ -74,15 +74,27 @@ export interface PersonMatchOutcome {
   candidates?: { data: PersonSearchHit; match: MatchVerdict }[];
 }
 
+/** Name levels that can be the person asked for: another first name (partial) or another name is someone else. */
+const NAME_AGREES: readonly Level[] = ['exact', 'nickname', 'close'];
+/** An email's local part may hold only the first or the last name (partial). */
+const EMAIL_AGREES: readonly Level[] = ['exact', 'nickname', 'close', 'partial'];
+
 /**
- * The compared candidates of a query, each eligible: agreeing on more than a name (the name and the
- * email's local part both speak only of the name; something else must agree).
+ * Whether a compared candidate may be the answer at all: its name agrees (or, without a name, the
+ * email's local part does), and something besides the name agrees too (the name and the email's
+ * local part both speak only of the name: a match is never made on a name alone).
  */
+export function eligible(comparisons: readonly Comparison[]): boolean {
+  const name = comparisons.find((e) => e.field === 'name');
+  const email = comparisons.find((e) => e.field === 'email');
+  if (name ? !NAME_AGREES.includes(name.level) : email ? !EMAIL_AGREES.includes(email.level) : true) return false;
+  return comparisons.some((e) => e.field !== 'name' && e.field !== 'email' && AGREES.includes(e.level));
+}
+
+/** The compared candidates of a query that may be the answer (eligible). */
 export async function comparePersonCandidates(db: Knex, query: PersonQuery) {
   const { resolved, found } = await findPersonCandidates(db, query);
-  return found
-    .map((f) => ({ item: f, comparisons: comparePerson(query, f.candidate, resolved) }))
-    .filter((c) => c.comparisons.some((e) => e.field !== 'name' && e.field !== 'email' && AGREES.includes(e.level)));
+  return found.map((f) => ({ item: f, comparisons: comparePerson(query, f.candidate, resolved) })).filter((c) => eligible(c.comparisons));
 }
 
 /** Compared candidates weighed and ranked, best first (parameters: the committed ones, or a fit's). */

@@ -374,7 +374,12 @@ describe('synthetic world: what real lists meet (issue 33, matching)', () => {
     // Legal forms ("Inc.", "GmbH", "Ltd") on some names, not in the domain or the username.
     const legal = companies.filter((c) => / (Inc\.|LLC|Ltd|GmbH|SAS|B\.V\.|S\.L\.|Pty Ltd|Pvt Ltd|Ltda|Corp\.|Corporation|Limited|AG|SA|PLC)$/.test(c.name as string));
     expect(legal.length).toBeGreaterThan(10);
-    for (const c of legal) expect(c.website ?? '').not.toMatch(/inc|gmbh/);
+    for (const c of legal) {
+      expect(c.website ?? '').not.toMatch(/inc|gmbh/);
+      // Showcase pages take the brand, not the legal form: "Acme Labs", never "Acme Inc. Labs".
+      for (const page of c.affiliated_pages ?? []) expect(page.name.startsWith(`${c.name} `)).toBe(false);
+    }
+    expect(legal.some((c) => (c.affiliated_pages ?? []).length > 0)).toBe(true);
   });
 
   it('companies with similar names (one stem, another word) exist', () => {
