@@ -188,7 +188,9 @@ export async function claimChunks(
          returning c.job_id, c.chunk_no, c.first_row, c.last_row, c.attempts),
        started as (
          update list_jobs j set status = 'running', started_at = coalesce(j.started_at, now()), last_claimed_at = clock_timestamp()
-         from claimed where j.id = claimed.job_id
+         -- Not a job cancelled (or deleted) while this claim ran: a cancel stays a cancel, and its
+         -- chunk is not handed out (its lease simply expires).
+         from claimed where j.id = claimed.job_id and j.status in ('queued', 'running')
          returning j.id, j.workspace_id, j.min_likelihood, j.columns, j.mapping, j.format)
        select c.*, s.workspace_id, s.min_likelihood, s.columns, s.mapping, s.format
        from claimed c join started s on s.id = c.job_id`,
