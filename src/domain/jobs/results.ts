@@ -12,7 +12,7 @@
  * {row, input (column -> value), outcome, likelihood, evidence, reason, record_id, record (the
  * whole record, as GET /person answers it)}.
  */
-import { Readable } from 'node:stream';
+import { Readable, pipeline } from 'node:stream';
 import type { Knex } from 'knex';
 import { stringify } from 'csv-stringify';
 import * as repo from '../../db/repositories/listJobs';
@@ -66,8 +66,9 @@ export function csvResults(db: Knex, job: repo.JobRow, fromRow: number): Readabl
       for await (const r of resultRows(db, job.id, fromRow)) yield csvLine(r, job.columns.length);
     })(),
   );
-  source.on('error', (err) => out.destroy(err));
-  return source.pipe(out);
+  // pipeline: a download broken off destroys the source too (no query left running for no one).
+  pipeline(source, out, () => undefined);
+  return out;
 }
 
 /** The NDJSON download as a stream. */
