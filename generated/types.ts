@@ -552,6 +552,149 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's jobs
+         * @description The workspace's list jobs, newest first (ties broken by `id`), until they expire.
+         *
+         *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
+         *     exact up to 10,000 (`total_relation`). Follow `next_cursor` (as `cursor`, without `page`) to walk
+         *     every job; a malformed cursor is a 400 `INVALID_CURSOR`.
+         */
+        get: operations["listJobs"];
+        put?: never;
+        /**
+         * Submit a list (CSV or NDJSON) to enrich
+         * @description Uploads a list of people as the request body and starts a job that resolves every row: by its
+         *     identifier when it has one (a profile URL, a slug or an `id`: likelihood 1, as `GET /person`),
+         *     else by a match (the engine and bar of `POST /person/match`). The body is streamed into the
+         *     database as it arrives, never held whole in memory; the answer, 202, comes once the body is
+         *     stored, with the job `queued` and `rows_read` set. Follow it with `GET /jobs/{id}`, download with
+         *     `GET /jobs/{id}/results`.
+         *
+         *     **Body.** `Content-Type: text/csv` (UTF-8, with or without a BOM; comma or semicolon, whichever
+         *     the header uses; RFC 4180 quotes, line ends inside quotes allowed) with a header line, or
+         *     `application/x-ndjson` (one JSON object per line; the first object's keys are the columns).
+         *
+         *     **Columns.** Recognised without configuration, in any case and with spaces, `_`, `-` or `.`:
+         *     a profile URL (`network_url`, `profile_url`, `linkedin`, `linkedin_url`), a slug (`username`,
+         *     `slug`), `id`, `name` / `full_name`, `first_name`, `last_name`, `company` / `company_name` /
+         *     `employer`, `company_domain` / `domain` / `website`, `email` / `work_email`, `title` /
+         *     `job_title`, `location`, `city`, `region` / `state`, `country`, `school`. `mapping` (a JSON object
+         *     of field to header, e.g. `{"email":"E-mail Address"}`) overrides them. Other columns are echoed
+         *     in the results. An upload where no column can identify or match anyone (an identifier; an email;
+         *     or a name with one more field) is 400 `JOB_UPLOAD_UNUSABLE`, naming the columns seen and those
+         *     understood; so is an empty upload, a header without rows, or a duplicate header.
+         *
+         *     **Rows that cannot be read** (invalid UTF-8, a NUL character, a row over 1 MiB, a quote never
+         *     closed, a ragged row with another number of fields than the header, invalid JSON) are kept as
+         *     `failed` rows with a short reason; the rest of the file runs.
+         *
+         *     **Limits** (checked while the body streams, before the job is visible): at most 1,000,000 rows
+         *     and JOB_UPLOAD_MAX_BYTES (default 1 GiB); over either, 413 `JOB_UPLOAD_TOO_LARGE` and nothing is
+         *     kept. A job counts once against the rate limit (this request); its rows are never metered and
+         *     never reach the live source. At most JOB_CONCURRENT_PER_WORKSPACE jobs (default 2) of a
+         *     workspace run at once; later ones wait `queued`.
+         *
+         *     **Completion.** A `job.completed` or `job.failed` event; with `webhook_url` (same rules as a
+         *     monitor's: HTTPS, no private address), a signed Standard Webhooks POST whose secret is in this
+         *     answer once (`webhook_secret`) and never again.
+         */
+        post: operations["createJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a job and its progress
+         * @description The job's status, counters, rate and estimated time left. Poll it (every few seconds) to follow
+         *     a job, or wait for its completion event. A job of another workspace is 404 `NOT_FOUND`.
+         */
+        get: operations["getJob"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a job
+         * @description Deletes the job with its stored upload and results, at once (a running job is stopped). Jobs
+         *     are deleted anyway JOB_RETENTION_DAYS (default 7) after submission.
+         */
+        delete: operations["deleteJob"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a job
+         * @description Stops a queued or running job: no new chunk of rows is started, and the chunks in flight (at most
+         *     JOB_CHUNK_ROWS rows, default 500, per worker) finish within seconds. Rows done keep their results
+         *     (download them as usual). A job that already finished is answered as it is.
+         */
+        post: operations["cancelJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a job's results
+         * @description Every input row once, in input order, streamed. While the job runs, the rows done so far: the
+         *     download stops before the first row not done yet, so it is always a prefix of the final file.
+         *     Resume a broken download with `from_row` (the `_row` / `row` number to start at).
+         *
+         *     **CSV** (`Accept: text/csv` or `format=csv`, the default): the original columns, then `_row`,
+         *     `_outcome` (`matched`, `unmatched`, `failed`), `_likelihood`, `_evidence` (the comparison's
+         *     summary, e.g. `name exact, company close`), `_reason` (why failed, or `NO_MATCH`),
+         *     `_record_id`, and the record's `_full_name`, `_current_title`, `_current_company`, `_geo_city`,
+         *     `_geo_country_code`, `_network_url`, `_username`.
+         *
+         *     **NDJSON** (`Accept: application/x-ndjson` or `format=ndjson`): one object per row, `{row,
+         *     input, outcome, likelihood, evidence, reason, record_id, record}`, `record` the whole person
+         *     record as `GET /person` answers it (null unless matched).
+         *
+         *     A person withdrawn after the job ran is `unmatched` in the results from then on.
+         */
+        get: operations["getJobResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/institution/alumni": {
         parameters: {
             query?: never;
@@ -1848,6 +1991,29 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "job.finished": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A list job finished
+         * @description Sent to the `webhook_url` a list job was submitted with (`POST /jobs`) when it completes or
+         *     fails (not when it is cancelled). Signed per Standard Webhooks with the secret `POST /jobs`
+         *     answered once (`webhook_secret`); checked, retried and SSRF-filtered exactly like the monitors'
+         *     events (see `person.job_changed`). Download the results with `GET /jobs/{job_id}/results`.
+         */
+        post: operations["jobFinished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1907,6 +2073,7 @@ export interface components {
          *     |---|---|---|
          *     | 400 | `VALIDATION_ERROR` | missing or malformed parameter, malformed JSON, unknown body field |
          *     | 400 | `MATCH_INPUT_INSUFFICIENT` | a match query with too little to tell people or companies apart; the message lists the combinations that work |
+         *     | 400 | `JOB_UPLOAD_UNUSABLE` | list job upload: empty, a header only, an unreadable or duplicate header, or no column that can identify or match anyone (the message names the columns seen and those understood) |
          *     | 400 | `INVALID_CURSOR` | list `cursor` malformed, altered, or from another query (other operation or filters) |
          *     | 401 | `API_KEY_INVALID` | missing, malformed, unknown or revoked API key; no live dashboard session |
          *     | 403 | `OWNER_REQUIRED` | a member asked for what only the workspace owner may do |
@@ -1922,6 +2089,7 @@ export interface components {
          *     | 409 | `DELIVERY_NOT_FAILED` | redelivery of a monitor delivery that is not `failed` |
          *     | 409 | `IDEMPOTENCY_KEY_IN_PROGRESS` | realtime: a call with the same `Idempotency-Key` is still being answered |
          *     | 413 | `PAYLOAD_TOO_LARGE` | JSON body over 1 MiB |
+         *     | 413 | `JOB_UPLOAD_TOO_LARGE` | list job upload over JOB_UPLOAD_MAX_BYTES (default 1 GiB) or 1,000,000 rows; nothing is kept |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | body is not `application/json` |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | realtime: the `Idempotency-Key` was used with other parameters in the last 24 hours |
          *     | 429 | `RATE_LIMIT_EXCEEDED` | a rate-limit window is exhausted |
@@ -1933,7 +2101,7 @@ export interface components {
          *     | 503 | `SERVICE_UNAVAILABLE` | the database is unreachable or did not answer in time; see `Retry-After` |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "MATCH_INPUT_INSUFFICIENT" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "NO_MATCH" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "SECRET_ROTATION_IN_PROGRESS" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_HEADERS_TOO_LARGE" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "JOB_UPLOAD_UNUSABLE" | "MATCH_INPUT_INSUFFICIENT" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "NO_MATCH" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "SECRET_ROTATION_IN_PROGRESS" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "JOB_UPLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_HEADERS_TOO_LARGE" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
         /** @description Body of every error response. */
         ErrorResponse: {
             /** @description Human-readable explanation; for 400 it names the offending parameter. The wording may change at any time: do not parse it. */
@@ -3006,6 +3174,89 @@ export interface components {
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
+        /** @description A list job: an uploaded CSV or NDJSON file enriched row by row by the service's workers. Counters move as chunks of rows are committed; `rows_per_second` and `eta_seconds` are computed from them. */
+        ListJob: {
+            /** Format: uuid */
+            readonly id: string;
+            /**
+             * @description `queued` (waiting for a worker, or for one of the workspace's running jobs to end: at most JOB_CONCURRENT_PER_WORKSPACE, default 2, run at once), `running`, `completed` (every row has an outcome), `failed` (a part of the file could not be processed: see `error`), `cancelled` (the rows done before the cancel keep their results).
+             * @enum {string}
+             */
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+            /** @enum {string} */
+            kind: "person";
+            /** @enum {string} */
+            format: "csv" | "ndjson";
+            min_likelihood: number;
+            /**
+             * Format: uri
+             * @description Where the signed completion event is POSTed; null when none was given.
+             */
+            webhook_url: string | null;
+            /** @description The upload's columns in file order (NDJSON: the first object's keys), each with the match field it feeds (`null`: echoed in the results, not used). */
+            columns: {
+                name: string;
+                /** @enum {string|null} */
+                field: "network_url" | "username" | "id" | "name" | "first_name" | "last_name" | "company" | "company_domain" | "email" | "title" | "location" | "city" | "region" | "country" | "school" | null;
+            }[];
+            /** @description Data rows in the upload (the header excluded; blank lines are no rows). */
+            rows_read: number;
+            rows_done: number;
+            matched: number;
+            unmatched: number;
+            /** @description Rows that could not be read or matched (each with its reason in the results). */
+            failed: number;
+            /** @description Rows done per second since the job started (to its end); null before the first chunk. */
+            rows_per_second: number | null;
+            /** @description Seconds left at that rate while the job is queued or running; 0 once completed; else null. */
+            eta_seconds: number | null;
+            error: null | {
+                code: string;
+                message: string;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the job, its stored upload and results are deleted (JOB_RETENTION_DAYS after submission, default 7).
+             */
+            expires_at: string;
+        };
+        /** @description One page of the workspace's list jobs, newest first (ties broken by `id`). */
+        ListJobListResponse: {
+            results: components["schemas"]["ListJob"][];
+            total: components["schemas"]["TotalCount"];
+            total_relation: components["schemas"]["TotalRelation"];
+            /** @description The page number asked for; absent when the page was asked by `cursor`. */
+            page?: components["schemas"]["PageNumber"];
+            per_page: components["schemas"]["PageSize"];
+            next_cursor: components["schemas"]["NextCursor"];
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
+        CreatedListJobResponse: {
+            job: components["schemas"]["ListJob"];
+            /** @description The completion webhook's signing secret (`whsec_…`, Standard Webhooks), shown here once and never returned again; null when no `webhook_url` was given. */
+            webhook_secret: string | null;
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
+        ListJobResponse: {
+            job: components["schemas"]["ListJob"];
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
+        /** @description Acknowledgement of a completed action. */
+        OkResponse: {
+            /** @constant */
+            ok: true;
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
         /** @description One company record. */
         CompanyResponse: {
             data: components["schemas"]["CompanyResult"];
@@ -3512,13 +3763,6 @@ export interface components {
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
-        /** @description Acknowledgement of a completed action. */
-        OkResponse: {
-            /** @constant */
-            ok: true;
-            quotas: components["schemas"]["Quotas"];
-            metadata: components["schemas"]["Metadata"];
-        };
         /** @description Exactly one of `token` (the token of a single-use sign-in link printed by `enrich dashboard link`) or `api_key` (an owner or member API key). */
         CreateSessionRequest: {
             /** @description Sign-in link token (the part after `#token=` in the link). Valid once, for 15 minutes. */
@@ -3758,6 +4002,28 @@ export interface components {
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
+        /** @description A list job finished: `job.completed` (every row has an outcome) or `job.failed`. The same body is the event in the feed and the signed webhook to the job's `webhook_url`. */
+        JobFinishedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id (also the `webhook-id` header); the same on every retry.
+             */
+            id: string;
+            /** @enum {string} */
+            event: "job.completed" | "job.failed";
+            /** Format: uuid */
+            job_id: string;
+            /** @description When the job finished, in Unix seconds. */
+            timestamp: string;
+            job: {
+                /** @enum {string} */
+                status: "completed" | "failed";
+                rows_read: number;
+                matched: number;
+                unmatched: number;
+                failed: number;
+            };
+        };
     };
     responses: {
         /** @description The request is malformed (`VALIDATION_ERROR`): a parameter or body field is missing, has the wrong type or is out of bounds, the JSON is malformed, or the body has an unknown field. The message names the parameter. Do not retry unchanged. */
@@ -3941,6 +4207,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description The list job upload is over the byte limit (JOB_UPLOAD_MAX_BYTES, default 1 GiB) or over 1,000,000 rows (`JOB_UPLOAD_TOO_LARGE`). Nothing was kept. Split the file. */
+        JobUploadTooLarge: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description A call with the same `Idempotency-Key` is still being answered (`IDEMPOTENCY_KEY_IN_PROGRESS`). Nothing was done or metered; retry shortly to receive its stored answer. */
         IdempotencyKeyInProgress: {
             headers: {
@@ -4096,6 +4374,11 @@ export interface components {
          * @example Brightwave Payments
          */
         PreviousCompany: string;
+        /**
+         * @description ID of the list job. A job that does not exist, expired, was deleted, or belongs to another workspace is answered with 404 `NOT_FOUND`.
+         * @example 3f2c8a1e-7b4d-4e6a-9c1f-5d8e2a7b0c93
+         */
+        JobIdPath: string;
         /**
          * @description School name as written in education histories; matched exactly but case-insensitively.
          * @example The University of Texas at Austin
@@ -4921,6 +5204,256 @@ export interface operations {
             403: components["responses"]["OriginNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: {
+                /**
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size, from 1 to 100 (default 25).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description The `next_cursor` of the previous page (keyset paging, no page cap). A row that matches for the whole walk is returned exactly once whatever the refresh does meanwhile, in every list ordered by `id` (see the `Cursor` schema). Omit it for the first page; it cannot be combined with `page` (400 `VALIDATION_ERROR`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of jobs. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJobListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestList"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createJob: {
+        parameters: {
+            query?: {
+                /** @description What the rows are about. Only `person` for now. */
+                kind?: "person";
+                /** @description The bar of matched rows (identifier rows have likelihood 1). */
+                min_likelihood?: components["schemas"]["MinLikelihood"];
+                /**
+                 * @description JSON object of field to column header, overriding the recognised headers, e.g. `{"email":"E-mail Address","company":"Account"}`. Fields: network_url, username, id, name, first_name, last_name, company, company_domain, email, title, location, city, region, country, school. A header the file does not have is 400 `VALIDATION_ERROR`.
+                 * @example {"email":"E-mail Address"}
+                 */
+                mapping?: string;
+                /** @description HTTPS URL to POST the signed completion event to. */
+                webhook_url?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The list, streamed. */
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description The upload is stored and the job queued. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedListJobResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
+            413: components["responses"]["JobUploadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description ID of the list job. A job that does not exist, expired, was deleted, or belongs to another workspace is answered with 404 `NOT_FOUND`.
+                 * @example 3f2c8a1e-7b4d-4e6a-9c1f-5d8e2a7b0c93
+                 */
+                id: components["parameters"]["JobIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJobResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description ID of the list job. A job that does not exist, expired, was deleted, or belongs to another workspace is answered with 404 `NOT_FOUND`.
+                 * @example 3f2c8a1e-7b4d-4e6a-9c1f-5d8e2a7b0c93
+                 */
+                id: components["parameters"]["JobIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job was deleted. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OkResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description ID of the list job. A job that does not exist, expired, was deleted, or belongs to another workspace is answered with 404 `NOT_FOUND`.
+                 * @example 3f2c8a1e-7b4d-4e6a-9c1f-5d8e2a7b0c93
+                 */
+                id: components["parameters"]["JobIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job after the cancel. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJobResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getJobResults: {
+        parameters: {
+            query?: {
+                /** @description csv or ndjson; wins over `Accept`. */
+                format?: "csv" | "ndjson";
+                /** @description The first row to send (1 = the first data row). */
+                from_row?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description ID of the list job. A job that does not exist, expired, was deleted, or belongs to another workspace is answered with 404 `NOT_FOUND`.
+                 * @example 3f2c8a1e-7b4d-4e6a-9c1f-5d8e2a7b0c93
+                 */
+                id: components["parameters"]["JobIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results, streamed. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6796,6 +7329,59 @@ export interface operations {
                 content?: never;
             };
             /** @description Not delivered: retried on the schedule, except 410, which deactivates the monitor, and 429, retried after its `Retry-After`. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried on the schedule. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    jobFinished: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique ID of the delivery (Standard Webhooks `webhook-id`), equal to the `id` of the payload. It stays the same across retries of one delivery, so use it to ignore duplicates.
+                 * @example 0b6f3d2a-8c1e-4f5a-9d7b-3e2c1a0f9e8d
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It is close to the payload's `timestamp` (the enqueueing time) on the first attempt and newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
+                 * @example 1795256052
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `job.completed` or `job.failed` event. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobFinishedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Any 2xx status answered within 15 seconds counts as delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried on the schedule; 429 after its `Retry-After`. */
             "4XX": {
                 headers: {
                     [name: string]: unknown;

@@ -65,6 +65,29 @@ export interface Config {
   simulator: SimulatorConfig;
   refresh: RefreshConfig;
   webhooks: WebhooksConfig;
+  jobs: JobsConfig;
+}
+
+/** List jobs (issue 34): uploads, the queue and retention. README "List jobs" says why each value. */
+export interface JobsConfig {
+  /** JOB_UPLOAD_MAX_BYTES: the largest upload (413 JOB_UPLOAD_TOO_LARGE above it, nothing kept). */
+  maxUploadBytes: number;
+  /** JOB_MAX_ROWS: the most data rows of one upload. */
+  maxRows: number;
+  /** JOB_CONCURRENT_PER_WORKSPACE: jobs of one workspace worked on at once; the others wait queued. */
+  concurrentPerWorkspace: number;
+  /** JOB_RETENTION_DAYS: a job, its rows and results are deleted this long after it was submitted. */
+  retentionDays: number;
+  /** JOB_CHUNK_ROWS: rows per claimed chunk (one transaction of results). */
+  chunkRows: number;
+  /** JOB_LEASE_SECONDS: a chunk whose worker died is taken over after this. */
+  leaseSeconds: number;
+  /** JOB_WORKER_IN_PROCESS: `enrich serve` runs the job worker too (default on). */
+  inProcess: boolean;
+  /** JOB_WORKER_CONCURRENCY: chunks one worker process works on at once. */
+  concurrency: number;
+  /** JOB_POLL_MS: how often an idle worker looks for work. */
+  pollMs: number;
 }
 
 /**
@@ -360,6 +383,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { demo?: 
         caFile: env.WEBHOOK_CA_FILE || undefined,
         dbTimeoutMs: int(env, 'WEBHOOK_DB_TIMEOUT_MS', 5000, 100, 600_000),
       },
+    },
+    jobs: {
+      maxUploadBytes: int(env, 'JOB_UPLOAD_MAX_BYTES', 1024 ** 3, 1024, 16 * 1024 ** 3),
+      maxRows: int(env, 'JOB_MAX_ROWS', 1_000_000, 1, 1_000_000),
+      concurrentPerWorkspace: int(env, 'JOB_CONCURRENT_PER_WORKSPACE', 2, 1, 100),
+      retentionDays: int(env, 'JOB_RETENTION_DAYS', 7, 1, 365),
+      chunkRows: int(env, 'JOB_CHUNK_ROWS', 500, 1, 10_000),
+      leaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, 1, 86_400),
+      inProcess: env.JOB_WORKER_IN_PROCESS !== '0' && env.JOB_WORKER_IN_PROCESS !== 'false',
+      concurrency: int(env, 'JOB_WORKER_CONCURRENCY', 2, 1, 64),
+      pollMs: int(env, 'JOB_POLL_MS', 500, 10, 60_000),
     },
   };
   // A standby of the embedded PostgreSQL is not a topology this service sets up.

@@ -18,6 +18,7 @@ import { Metrics } from './observability/metrics';
 import { RefreshWorker } from './jobs/refreshWorker';
 import { createDeliveryWorker } from './jobs/deliveryWorker';
 import { createFeedSequencer, type FeedSequencer } from './jobs/feedSequencer';
+import { createListJobWorker } from './jobs/listJobWorker';
 import { createLiveSource, type LiveWiring } from './live';
 import { buildInfo } from './observability/version';
 import { stopTracing, tracingDescription } from './observability/tracing';
@@ -59,6 +60,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
   let worker: RefreshWorker | undefined;
   let deliveries: ReturnType<typeof createDeliveryWorker> | undefined;
   let sequencer: FeedSequencer | undefined;
+  let listJobs: ReturnType<typeof createListJobWorker> | undefined;
   let live: LiveWiring;
   let app: Awaited<ReturnType<typeof createApp>>;
   let redis: Redis | undefined;
@@ -113,6 +115,8 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
     // (one pass at a time per database, however many servers and workers run one).
     sequencer = createFeedSequencer(db.url, { logger, metrics });
     opened.push(() => sequencer!.stop());
+    listJobs = config.jobs.inProcess ? createListJobWorker(config, { databaseUrl: db.url, logger }) : undefined;
+    if (listJobs) opened.push(() => listJobs!.stop());
     server = createHttpServer(app, {
       requestTimeoutMs: config.httpRequestTimeoutMs,
       headersTimeoutMs: config.httpHeadersTimeoutMs,
@@ -136,6 +140,8 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
   if (!worker) logger.info('refresh worker not started here (REFRESH_IN_PROCESS=0): run `enrich worker`');
   deliveries?.start();
   sequencer!.start();
+  listJobs?.start();
+  if (!listJobs) logger.info('list job worker not started here (JOB_WORKER_IN_PROCESS=0): run `enrich worker`');
   if (!deliveries) logger.info('webhook delivery worker not started here (WEBHOOK_DELIVERY_IN_PROCESS=0): run `enrich worker`');
 
   if (opts.demo) {
@@ -153,6 +159,7 @@ export async function startServer(opts: { demo?: boolean; config?: Config; migra
       await worker?.stop();
       await deliveries?.stop();
       await sequencer?.stop();
+      await listJobs?.stop();
       await live.close();
       await app.close();
       await redis?.quit().catch(() => undefined);

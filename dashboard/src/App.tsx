@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { api, ApiProblem, call, SIGNED_OUT_EVENT, type Schemas } from './api';
 import { ErrorBox, Loading } from './components';
 import { Explorer } from './pages/Explorer';
+import { Lists } from './pages/Lists';
 import { Keys } from './pages/Keys';
 import { Monitors, MonitorSecret, type SecretIntent } from './pages/Monitors';
 import { Overview } from './pages/Overview';
@@ -12,6 +13,7 @@ const PAGES = [
   { route: 'keys', label: 'API keys' },
   { route: 'monitors', label: 'Monitors' },
   { route: 'explorer', label: 'Explorer' },
+  { route: 'lists', label: 'Lists' },
 ] as const;
 type Route = (typeof PAGES)[number]['route'] | 'monitor-secret';
 
@@ -117,6 +119,7 @@ export function App() {
         )}
         {route === 'monitor-secret' && <MonitorSecret key={secretIntent?.monitorId ?? 'none'} intent={secretIntent} onDone={() => go('monitors')} />}
         {route === 'explorer' && <Explorer />}
+        {route === 'lists' && <Lists />}
       </main>
     </>
   );

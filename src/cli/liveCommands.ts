@@ -17,6 +17,7 @@ const lazy = {
   worker: () => require('../jobs/refreshWorker') as typeof import('../jobs/refreshWorker'),
   deliveryWorker: () => require('../jobs/deliveryWorker') as typeof import('../jobs/deliveryWorker'),
   feedSequencer: () => require('../jobs/feedSequencer') as typeof import('../jobs/feedSequencer'),
+  listJobWorker: () => require('../jobs/listJobWorker') as typeof import('../jobs/listJobWorker'),
   live: () => require('../live') as typeof import('../live'),
   logger: () => require('../logger') as typeof import('../logger'),
   server: () => require('../world/simulator/server') as typeof import('../world/simulator/server'),
@@ -116,10 +117,13 @@ export function registerLiveCommands(program: Command, io: CliIo): void {
       }
       const deliveries = lazy.deliveryWorker().createDeliveryWorker(config, { databaseUrl: db.url, logger, metrics });
       const sequencer = lazy.feedSequencer().createFeedSequencer(db.url, { logger, metrics });
+      const listJobs = lazy.listJobWorker().createListJobWorker(config, { databaseUrl: db.url, logger });
       worker.start();
       deliveries.start();
       sequencer.start();
+      listJobs.start();
       await untilSignal();
+      await listJobs.stop();
       await sequencer.stop();
       await deliveries.stop();
       await shutdown();

@@ -19,6 +19,7 @@ import { registerLiveCommands } from './liveCommands';
 import { registerMonitorCommands } from './monitorCommands';
 import { registerDashboardCommands } from './dashboardCommands';
 import { registerListenCommand } from './listen';
+import { registerJobCommands } from './jobCommands';
 
 /** Thrown (instead of exiting) once commander has printed its own help or error message. */
 class CommanderExit extends Error {
@@ -255,6 +256,7 @@ export function buildCli(io: CliIo): Command {
   registerMonitorCommands(program, io);
   registerDashboardCommands(program, io);
   registerListenCommand(program, io);
+  registerJobCommands(program, io);
   return program;
 }
 

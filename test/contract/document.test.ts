@@ -117,6 +117,8 @@ describe('the contract document', () => {
         'GET /monitors/{id}/deliveries', 'POST /monitors/{id}/test', 'POST /monitors/{id}/deliveries/{delivery_id}/redeliver',
         // Matching (issue 33): the rows people have, without an identifier.
         'POST /person/match', 'POST /company/match', 'POST /people/bulk-match',
+        // List jobs (issue 34)
+        'POST /jobs', 'GET /jobs', 'GET /jobs/{id}', 'DELETE /jobs/{id}', 'POST /jobs/{id}/cancel', 'GET /jobs/{id}/results',
       ].sort(),
     );
   });
@@ -124,7 +126,9 @@ describe('the contract document', () => {
   it.each(contractOperations().map((o) => [o.operationId, o] as const))('%s: named examples, errors in the error shape, 501 only while unimplemented', (id, op) => {
     const responses = doc.paths[op.template][op.method.toLowerCase()].responses;
     const success = Object.entries(responses).find(([status]) => status.startsWith('2'))!;
-    const examples = success[1].content!['application/json'].examples ?? {};
+    // JSON, or the streamed media types of a list job's results (issue 34).
+    const content = success[1].content!;
+    const examples = (content['application/json'] ?? content['text/csv'] ?? Object.values(content)[0]!).examples ?? {};
     expect(Object.keys(examples).length).toBeGreaterThanOrEqual(1);
     for (const example of Object.values(examples)) expect(example.summary).toBeTruthy();
     for (const [status, response] of Object.entries(responses)) {
@@ -141,7 +145,7 @@ describe('the contract document', () => {
     const events = Object.keys(doc.webhooks).sort();
     expect(events).toEqual(
       ['company.headcount_changed', 'company.hq_changed', 'company.industry_changed', 'company.name_changed',
-        'monitor.test', 'person.job_changed', 'person.location_changed', 'person.title_changed'],
+        'job.finished', 'monitor.test', 'person.job_changed', 'person.location_changed', 'person.title_changed'],
     );
     const jobChanged = doc.webhooks['person.job_changed'].post.requestBody.content['application/json'].schema;
     // The specification's five fields, and the subject of the change (issue 23).

@@ -28,6 +28,8 @@ import { closeSources, eventually, httpSource, loadWorld } from '../helpers/live
 import { Webhook } from 'standardwebhooks';
 import { deliveryWorker, Receiver, TestResolver, webhookTestConfig } from '../helpers/webhooks';
 import type { DeliveryWorker } from '../../src/jobs/deliveryWorker';
+import { ListJobWorker } from '../../src/jobs/listJobWorker';
+import { createLogger } from '../../src/logger';
 
 // Browser globals inside page.evaluate callbacks (the DOM library is not in the test program's types).
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -68,6 +70,7 @@ let browser: BrowserContext | undefined;
 const resolver = new TestResolver();
 const receiver = new Receiver();
 let worker: DeliveryWorker | undefined;
+let listJobs: ListJobWorker | undefined;
 let page: Page;
 let userDataDir: string;
 const external: string[] = [];
@@ -150,6 +153,8 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     });
     worker = deliveryWorker(h.knex, { resolver, metrics: h.app.metrics });
     worker.start();
+    listJobs = new ListJobWorker({ db: h.knex, config: { ...h.config.jobs, pollMs: 50 }, logger: createLogger('silent') });
+    listJobs.start();
     await loadWorld(h.knex, world, LOADED);
     await storePersons(h.knex, personRecord(XSS));
     owner = await h.workspace({ rateLimit: 1000 });
@@ -189,6 +194,7 @@ describeBrowser('the workspace dashboard in Chromium', () => {
     if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
     await new Promise((r) => server?.close(r));
     await worker?.stop();
+    await listJobs?.stop();
     await receiver.close();
     await h?.close();
     await closeSources();
@@ -485,6 +491,28 @@ describeBrowser('the workspace dashboard in Chromium', () => {
       answers.stop();
       await other.close();
     }
+  });
+
+  it('Lists: a chosen file shows its columns and what each is read as, then a live progress bar to completed and the results to download', async () => {
+    await page.click('nav >> text=Lists');
+    const csv = `Profile URL;Owner\nhttps://www.linkedin.com/in/${world.person(0).username};jules\nhttps://www.linkedin.com/in/${world.person(1).username};max\nhttps://www.linkedin.com/in/nobody-here-zz;max\n`;
+    await page.setInputFiles('#list-file', { name: 'contacts.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.waitForSelector('[data-testid="list-columns"]');
+    const cells = await page.locator('[data-testid="list-columns"] tbody td').allTextContents();
+    expect(cells).toEqual(['Profile URL', 'network_url', 'Owner', 'not used (kept in the results)']);
+    await shot('17-lists-columns');
+    await axe('17-lists');
+    await page.click('button:has-text("Enrich this list")');
+    await page.waitForSelector('[data-testid="list-download"]', { timeout: 60_000 });
+    expect(await page.textContent('[data-testid="list-job"]')).toContain('completed: 3 of 3 rows (2 matched, 1 unmatched, 0 failed)');
+    expect(await page.getAttribute('[data-testid="list-progress"]', 'value')).toBe('3');
+    await shot('18-lists-completed');
+    await axe('18-lists-completed');
+    const href = (await page.getAttribute('[data-testid="list-download"]', 'href'))!;
+    const text: string = await page.evaluate(async (url: string) => (await fetch(url)).text(), href);
+    const lines = text.trim().split('\n');
+    expect(lines[0]).toMatch(/^Profile URL,Owner,_row,_outcome,/);
+    expect(lines.slice(1).map((l) => l.split(',')[3])).toEqual(['matched', 'matched', 'unmatched']);
   });
 
   it('Explorer: finds a person by name and company with the likelihood and the evidence; a name alone is refused with its code; someone absent is NO_MATCH', async () => {

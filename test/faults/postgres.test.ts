@@ -84,6 +84,9 @@ async function duringOutage(bound = BOUND_MS): Promise<void> {
   expectUnavailable(await timed(`${svc.url}/people/bulk-match`, post({ queries: Array.from({ length: 100 }, () => ({ name: 'Priya Raman', company: 'Northwind' })) })), bound);
   // A key never seen: authentication itself needs the database.
   expectUnavailable(await timed(`${svc.url}/account`, bearer(coldKey)), bound);
+  // A list job's upload and list (issue 34): the same answer, nothing half-stored.
+  expectUnavailable(await timed(`${svc.url}/jobs`, { method: 'POST', body: 'email\na@b.example\n', headers: { ...bearer(cachedKey).headers, 'Content-Type': 'text/csv' } }), bound);
+  expectUnavailable(await timed(`${svc.url}/jobs`, bearer(cachedKey)), bound);
   // Several at once: the pool's waiting requests are bounded too.
   const burst = await Promise.all(Array.from({ length: 30 }, () => timed(`${svc.url}/account`, bearer(cachedKey))));
   for (const res of burst) expectUnavailable(res, bound);
@@ -94,6 +97,12 @@ async function recovers(): Promise<void> {
   expect(back).toBe(true);
   expect((await timed(`${svc.url}/account`, bearer(cachedKey))).status).toBe(200);
   expect((await timed(`${svc.url}/person?username=${username}`, bearer(cachedKey))).status).toBe(200);
+  // The in-process list job worker survived the outage: a job submitted now completes.
+  const job = await timed(`${svc.url}/jobs`, { method: 'POST', body: `username\n${username}\n`, headers: { ...bearer(cachedKey).headers, 'Content-Type': 'text/csv' } });
+  expect(job.status).toBe(202);
+  const id = (job.body as unknown as { job: { id: string } }).job.id;
+  const done = await eventually(async () => ((await timed(`${svc.url}/jobs/${id}`, bearer(cachedKey))).body as unknown as { job: { status: string } }).job.status === 'completed', 60_000);
+  expect(done).toBe(true);
 }
 
 describe('PostgreSQL outages, the service running throughout', () => {

@@ -26,7 +26,7 @@ const deref = <T>(v: T & { $ref?: string }): T => {
   return deref(doc.components[kind][name] as T & { $ref?: string });
 };
 
-interface Case { operationId: string; method: string; url: string; body?: unknown; status: string; example?: string; expected?: unknown }
+interface Case { operationId: string; method: string; url: string; body?: unknown; bodyType?: string; status: string; example?: string; expected?: unknown }
 
 function cases(): Case[] {
   const out: Case[] = [];
@@ -40,15 +40,17 @@ function cases(): Case[] {
         if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(String(p.example)));
         else if (p.in === 'query') query.set(p.name, String(p.example));
       }
-      const bodyExamples = op.requestBody?.content['application/json']?.examples;
+      // A JSON body, or the first example of another media type (a list job's CSV upload).
+      const bodyType = op.requestBody ? (op.requestBody.content['application/json'] ? 'application/json' : Object.keys(op.requestBody.content)[0]) : undefined;
+      const bodyExamples = bodyType ? op.requestBody!.content[bodyType]!.examples : undefined;
       const body = bodyExamples ? deref(Object.values(bodyExamples)[0]).value : undefined;
       const url = API_ROOT + path + (query.size ? `?${query}` : '');
       for (const [status, rawResponse] of Object.entries(op.responses)) {
         const examples = deref(rawResponse).content?.['application/json']?.examples ?? {};
         const names = Object.keys(examples);
-        if (!names.length) out.push({ operationId: op.operationId, method: method.toUpperCase(), url, body, status });
+        if (!names.length) out.push({ operationId: op.operationId, method: method.toUpperCase(), url, body, bodyType, status });
         for (const name of names) {
-          out.push({ operationId: op.operationId, method: method.toUpperCase(), url, body, status, example: name, expected: deref(examples[name]).value });
+          out.push({ operationId: op.operationId, method: method.toUpperCase(), url, body, bodyType, status, example: name, expected: deref(examples[name]).value });
         }
       }
     }
@@ -76,8 +78,9 @@ describe('Prism mock of the bundled contract', () => {
       Authorization: 'Bearer ik_live_3kT9qZr4mW8xYb2NcV7pLs0dHf6JgA1e',
       Prefer: c.example ? `code=${c.status}, example=${c.example}` : `code=${c.status}`,
     };
-    if (c.body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(prism.url + c.url, { method: c.method, headers, body: c.body === undefined ? undefined : JSON.stringify(c.body) });
+    if (c.body !== undefined) headers['Content-Type'] = c.bodyType!;
+    const sent = c.body === undefined ? undefined : typeof c.body === 'string' && c.bodyType !== 'application/json' ? c.body : JSON.stringify(c.body);
+    const res = await fetch(prism.url + c.url, { method: c.method, headers, body: sent });
     const text = await res.text();
     let body: unknown;
     try {

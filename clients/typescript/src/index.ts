@@ -178,3 +178,80 @@ export async function* eventsAfter(
     yield* page.results;
   }
 }
+
+export type ListJob = Schemas['ListJob'];
+export type CreatedListJob = Schemas['CreatedListJobResponse'];
+
+/** Where the list job helpers send their raw requests (the upload and the download are not JSON). */
+export interface RawOptions {
+  apiKey?: string;
+  baseUrl?: string;
+  fetch?: typeof globalThis.fetch;
+}
+
+async function raw(o: RawOptions, path: string, init: RequestInit): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (o.apiKey !== undefined) headers.set('Authorization', `Bearer ${o.apiKey}`);
+  const res = await (o.fetch ?? globalThis.fetch)(`${o.baseUrl ?? DEFAULT_BASE_URL}${path}`, { credentials: 'same-origin', ...init, headers });
+  if (!res.ok) {
+    const body = (await res.json().catch(() => undefined)) as Partial<ErrorResponse> | undefined;
+    throw new EnrichApiError(res.status, body?.code ?? null, requestIdOf(res), body?.error ?? `HTTP ${res.status}`);
+  }
+  return res;
+}
+
+export interface SubmitListOptions {
+  format: 'csv' | 'ndjson';
+  min_likelihood?: number;
+  /** Field -> column header, for headers the server does not recognise. */
+  mapping?: Record<string, string>;
+  webhook_url?: string;
+}
+
+/**
+ * Submits a list (`POST /jobs`): `body` is the file, streamed when it is a stream (Node:
+ * `Readable.toWeb(fs.createReadStream(path))`; browser: a `File`). Answers the job and, when a
+ * `webhook_url` was given, its signing secret (shown this once). Errors throw EnrichApiError.
+ */
+export async function submitList(o: RawOptions, body: NonNullable<RequestInit['body']>, opts: SubmitListOptions): Promise<CreatedListJob> {
+  const query = new URLSearchParams();
+  if (opts.min_likelihood !== undefined) query.set('min_likelihood', String(opts.min_likelihood));
+  if (opts.mapping) query.set('mapping', JSON.stringify(opts.mapping));
+  if (opts.webhook_url) query.set('webhook_url', opts.webhook_url);
+  const init: RequestInit & { duplex?: 'half' } = {
+    method: 'POST',
+    body,
+    headers: { 'Content-Type': opts.format === 'csv' ? 'text/csv' : 'application/x-ndjson' },
+  };
+  // A streamed request body needs half duplex (fetch's rule).
+  if (typeof ReadableStream !== 'undefined' && body instanceof ReadableStream) init.duplex = 'half';
+  const res = await raw(o, `/jobs${query.size ? `?${query}` : ''}`, init);
+  return (await res.json()) as CreatedListJob;
+}
+
+const FINISHED = new Set(['completed', 'failed', 'cancelled']);
+
+/** Polls `GET /jobs/{id}` until the job is completed, failed or cancelled; `onProgress` sees each poll. */
+export async function waitForJob(client: EnrichClient, id: string, opts: { intervalMs?: number; onProgress?: (job: ListJob) => void } = {}): Promise<ListJob> {
+  for (;;) {
+    const { data, error, response } = await client.GET('/jobs/{id}', { params: { path: { id } } });
+    if (!data) {
+      const body = error as Partial<ErrorResponse> | undefined;
+      throw new EnrichApiError(response.status, body?.code ?? null, requestIdOf(response), body?.error ?? `HTTP ${response.status}`);
+    }
+    opts.onProgress?.(data.job);
+    if (FINISHED.has(data.job.status)) return data.job;
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 2000));
+  }
+}
+
+/**
+ * The results (`GET /jobs/{id}/results`) as a stream of bytes: pipe it to a file. `fromRow` resumes
+ * a broken download (the rows done so far, in order, from that row).
+ */
+export async function jobResults(o: RawOptions, id: string, opts: { format?: 'csv' | 'ndjson'; fromRow?: number } = {}): Promise<ReadableStream<Uint8Array>> {
+  const query = new URLSearchParams({ format: opts.format ?? 'csv' });
+  if (opts.fromRow) query.set('from_row', String(opts.fromRow));
+  const res = await raw(o, `/jobs/${encodeURIComponent(id)}/results?${query}`, { method: 'GET' });
+  return res.body!;
+}

@@ -31,6 +31,7 @@ import * as recordTextOneKey from './20261208000100_record_text_one_key';
 import * as refreshRefusals from './20261208000200_refresh_refusals';
 import * as eventFeedPositions from './20261208003200_event_feed_positions';
 import * as match from './20261208000100_match';
+import * as listJobs from './20261209000100_list_jobs';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   '20261208000200_refresh_refusals': refreshRefusals,
   '20261208003200_event_feed_positions': eventFeedPositions,
   '20261208000100_match': match,
+  '20261209000100_list_jobs': listJobs,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -10,6 +10,7 @@ import { deleteCompany, findCompanyRecord, vacuumCompanies } from '../../db/repo
 import { deletePerson, findPersonRecord, vacuumPersons } from '../../db/repositories/personRecords';
 import { withdrawAnswersAbout } from '../../db/repositories/idempotencyKeys';
 import { hasIdentifierTable } from '../../db/repositories/lakeIdentifiers';
+import { forgetJobResultsAbout } from '../../db/repositories/listJobs';
 import { withdrawSubjectMonitors } from '../../db/repositories/monitors';
 import { insertSuppressions, isSuppressed } from '../../db/repositories/suppressions';
 import { dataSubjectBlocked } from '../errors';
@@ -121,7 +122,7 @@ export interface SuppressionOutcome {
  * Withdraws a record, and every stored copy of it (the README's "What withdrawal erases" lists
  * them): the lake row and the refresh queue row with it; the change log's diffs and subject id, and
  * the queued webhook deliveries (lake/write/changes.ts forgetChangesOf); the realtime answers stored
- * under Idempotency-Keys; the monitors on the subject (deactivated, slug and label erased). When the
+ * under Idempotency-Keys; the list jobs' results naming a person; the monitors on the subject (deactivated, slug and label erased). When the
  * record is not (yet) in the lake, the named identifier alone is blocked, so the record is refused
  * if it arrives later, and the monitors named by it are withdrawn too. All in one transaction.
  */
@@ -141,6 +142,8 @@ export async function suppress(db: Knex, kind: LakeKind, key: PersonKey | Compan
       slugs.push(...nameKeys(kind, record).flatMap((k) => [k.value, ...(k.legacy === undefined ? [] : [k.legacy])]));
       await (kind === 'person' ? deletePerson(trx, record.id) : deleteCompany(trx, record.id));
       await forgetChangesOf(trx, record.id);
+      // List jobs' stored results that name the person (issue 34): unmatched, record erased.
+      if (kind === 'person') await forgetJobResultsAbout(trx, record.id);
     }
     await withdrawSubjectMonitors(trx, kind, slugs);
     const all = unique(digests);

@@ -52,6 +52,12 @@ import { testMonitor } from './monitors/testMonitor';
 import { bulkMatchPeople } from './match/bulkMatchPeople';
 import { matchCompany } from './match/matchCompany';
 import { matchPerson } from './match/matchPerson';
+import { createJob } from './jobs/createJob';
+import { listJobs } from './jobs/listJobs';
+import { getJob } from './jobs/getJob';
+import { cancelJob } from './jobs/cancelJob';
+import { deleteJob } from './jobs/deleteJob';
+import { getJobResults } from './jobs/getJobResults';
 import type { HandlerDeps, OperationHandler, OperationHandlers, OperationId } from './types';
 
 /** Described by the contract, answered with 501 NOT_IMPLEMENTED until the issue that serves each lands. */
@@ -108,6 +114,12 @@ export function operationHandlers(deps: HandlerDeps): OperationHandlers {
     listCompanyHistory: listCompanyHistory(deps),
     testMonitor: testMonitor(deps),
     redeliverMonitorDelivery: redeliverMonitorDelivery(deps),
+    createJob: createJob(deps),
+    listJobs: listJobs(deps),
+    getJob: getJob(deps),
+    cancelJob: cancelJob(deps),
+    deleteJob: deleteJob(deps),
+    getJobResults: getJobResults(deps),
   };
   const pending = Object.fromEntries(NOT_IMPLEMENTED_OPERATIONS.map((id) => [id, notImplemented(id)])) as Pick<
     OperationHandlers,

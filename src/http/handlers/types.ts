@@ -17,7 +17,8 @@ export type WebhookOperationId =
   | 'companyNameChanged'
   | 'companyHqChanged'
   | 'companyIndustryChanged'
-  | 'monitorTest';
+  | 'monitorTest'
+  | 'jobFinished';
 
 /** operationIds of the operations the server answers (the contract's `paths`). */
 export type OperationId = Exclude<keyof operations, WebhookOperationId>;

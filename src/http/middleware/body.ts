@@ -10,8 +10,13 @@ import type { AppContext, Step } from '../state';
 
 export function jsonBody(limitBytes: number): Step {
   const parse = bodyParser({ enableTypes: ['json'], jsonLimit: limitBytes, jsonStrict: true, encoding: 'utf-8' });
-  // Only operations that take a body wait for anything here.
-  return (ctx) => (ctx.state.operation?.requestBody ? read(ctx) : undefined);
+  // Only operations that take a JSON body wait for anything here; a body of another type (a list
+  // job's CSV or NDJSON upload) is left unread for its handler to stream.
+  return (ctx) => (takesJson(ctx) ? read(ctx) : undefined);
+  function takesJson(ctx: AppContext): boolean {
+    const body = ctx.state.operation?.requestBody as { content?: Record<string, unknown> } | undefined;
+    return Boolean(body && (!body.content || body.content['application/json']));
+  }
   async function read(ctx: AppContext): Promise<void> {
     const declaredLength = ctx.request.length;
     const chunked = Boolean(ctx.get('transfer-encoding'));

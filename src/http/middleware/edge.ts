@@ -15,6 +15,7 @@ import type { Limits } from './limits';
 import { API_ROOT } from '../contract';
 import type { RequestState } from '../state';
 import { rateLimitPolicy, rateLimitRemaining } from '../rateLimitHeaders';
+import { Stream } from 'node:stream';
 import type { Metrics } from '../../observability/metrics';
 import type { RequestCounter } from '../requestCounter';
 import { containsRawJson, RawJson, spliceData, toJsonText } from '../rawJson';
@@ -67,7 +68,12 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
       // An answer the server failed to give does not use up the caller's window (limits.ts).
       if (ctx.status >= 500 && ctx.state.granted) await limits.giveBack(ctx);
       const body = ctx.body;
-      if (!ctx.state.raw && isPlainObject(body)) {
+      if (body instanceof Stream) {
+        // A streamed answer (a list job's results): the rate-limit headers, no envelope.
+        const quotas = await limits.quotasFor(ctx);
+        res.setHeader('RateLimit-Policy', rateLimitPolicy(quotas, windowSeconds));
+        res.setHeader('RateLimit', rateLimitRemaining(quotas, Date.now()));
+      } else if (!ctx.state.raw && isPlainObject(body)) {
         const quotas = await limits.quotasFor(ctx);
         const now = Date.now();
         res.setHeader('RateLimit-Policy', rateLimitPolicy(quotas, windowSeconds));

@@ -10,7 +10,7 @@ const EXPECTED_501: string[] = [];
 
 const UUID = '3f2c1a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f';
 /** A valid request for every operation, so the answer comes from the handler, not the validator. */
-const VALID_REQUESTS: Record<string, { query?: string; body?: object; path?: string }> = {
+const VALID_REQUESTS: Record<string, { query?: string; body?: object | string; type?: string; path?: string }> = {
   getHealth: {},
   getReadiness: {},
   getAccount: {},
@@ -60,6 +60,12 @@ const VALID_REQUESTS: Record<string, { query?: string; body?: object; path?: str
   listMonitorDeliveries: { path: `/api/v1/monitors/${UUID}/deliveries`, query: 'per_page=10' },
   testMonitor: { path: `/api/v1/monitors/${UUID}/test` },
   redeliverMonitorDelivery: { path: `/api/v1/monitors/${UUID}/deliveries/${UUID}/redeliver` },
+  createJob: { body: 'email\npriya.raman@northwind-analytics.com\n', type: 'text/csv' },
+  listJobs: { query: 'per_page=5' },
+  getJob: { path: `/api/v1/jobs/${UUID}` },
+  cancelJob: { path: `/api/v1/jobs/${UUID}/cancel` },
+  deleteJob: { path: `/api/v1/jobs/${UUID}` },
+  getJobResults: { path: `/api/v1/jobs/${UUID}/results` },
 };
 
 const h = useHarness({ workspaceRateLimit: 10_000 });
@@ -78,6 +84,7 @@ describe('501 NOT_IMPLEMENTED', () => {
     const url = (spec.path ?? op.path) + (spec.query ? `?${spec.query}` : '');
     let t = (h.http as unknown as Record<string, (p: string) => import('supertest').Test>)[op.method.toLowerCase()](url);
     t = t.set('Authorization', `Bearer ${h.key()}`);
+    if (spec.type) t = t.set('Content-Type', spec.type);
     if (spec.body) t = t.send(spec.body);
     const res = await h.send(t);
     if (EXPECTED_501.includes(id)) {

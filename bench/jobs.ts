@@ -1,0 +1,167 @@
+/**
+ * npm run bench:jobs — list jobs (issue 34, "How fast, measured"), side by side in one run, through
+ * the real server in a child process (bench/servers/fullStack.ts, its in-process job worker) on a
+ * seeded lake (database `enrich_bench_jobs`):
+ *
+ * 1. Identifier rows: a job of `--id-rows` profile slugs, from submit to `completed`, against the
+ *    same slugs through `POST /people/bulk-enrich` (100 per request), back to back by one client.
+ * 2. Match rows: a job of `--match-rows` name + company rows, against the same queries through
+ *    `POST /people/bulk-match` (100 per request).
+ * 3. Lookups: `GET /person` p95 over `--lookups` sequential lookups, with no job, then while an
+ *    identifier job runs.
+ * 4. Memory: the server's RSS (VmRSS) sampled every 50 ms while an upload of `--upload-mb` MB of
+ *    generated rows streams in; the growth over the RSS before it.
+ *
+ * The aims (printed beside the figures, never asserted): a job >= 0.8x the bulk path's rows per
+ * second; RSS growth <= 150 MB while a 500 MB upload streams; lookup p95 during a job <= 2x without.
+ * Defaults are small (a shared 2-core machine): --persons=20000 --id-rows=20000 --match-rows=4000
+ * --lookups=400 --upload-mb=100. The issue's sizes: --persons=100000 --id-rows=100000
+ * --match-rows=20000 --upload-mb=500.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import { Readable } from 'node:stream';
+import { createKnex, migrateLatest } from '../src/db/knex';
+import { createWorkspace } from '../src/domain/workspaces/admin';
+import { benchDatabaseUrl, ensureLake, intArg, percentile, startServerProcess } from './lib';
+
+const AIMS = { throughputRatio: 0.8, rssGrowthMb: 150, lookupP95Ratio: 2 };
+
+const persons = intArg('persons', 20_000);
+const idRows = intArg('id-rows', 20_000);
+const matchRows = intArg('match-rows', 4_000);
+const lookups = intArg('lookups', 400);
+const uploadMb = intArg('upload-mb', 100);
+
+const rssMb = (pid: number) => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+};
+
+async function main() {
+  const db = await benchDatabaseUrl('enrich_bench_jobs');
+  const knex = createKnex(db.url, 4);
+  await migrateLatest(knex);
+  await ensureLake(knex, persons, Math.max(10, Math.floor(persons / 10)));
+  const ws = await createWorkspace(knex, { name: `bench-jobs-${Date.now()}`, rateLimit: 1_000_000_000, active: true });
+  const key = ws.api_key;
+  const sample = (await knex('persons').select('username', 'full_name', knex.raw("record->>'current_company' as company")).orderByRaw('random()').limit(Math.max(idRows, matchRows, lookups))) as {
+    username: string;
+    full_name: string;
+    company: string | null;
+  }[];
+  const server = await startServerProcess('fullStack.ts', {
+    DATABASE_URL: db.url,
+    JOB_UPLOAD_MAX_BYTES: String(2 * 1024 ** 3),
+    HTTP_REQUEST_TIMEOUT_MS: '3600000',
+    REFRESH_IN_PROCESS: '0',
+    LIVE_SOURCE: 'none',
+  });
+  const api = `${server.url}/api/v1`;
+  const auth = { authorization: `Bearer ${key}` };
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${api}${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    await res.arrayBuffer();
+  };
+  const submit = async (csv: string | Readable) => {
+    const res = await fetch(`${api}/jobs`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'text/csv' },
+      body: typeof csv === 'string' ? csv : (Readable.toWeb(csv) as ReadableStream),
+      duplex: 'half',
+    } as RequestInit);
+    const body = (await res.json()) as { job: { id: string }; error?: string };
+    if (res.status !== 202) throw new Error(`POST /jobs: ${res.status} ${body.error}`);
+    return body.job.id;
+  };
+  const finished = async (id: string) => {
+    for (;;) {
+      const job = ((await (await fetch(`${api}/jobs/${id}`, { headers: auth })).json()) as { job: { status: string; rows_done: number } }).job;
+      if (['completed', 'failed', 'cancelled'].includes(job.status)) return job;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+  const timed = async (fn: () => Promise<unknown>) => {
+    const t = performance.now();
+    await fn();
+    return (performance.now() - t) / 1000;
+  };
+  try {
+    const ids = sample.slice(0, idRows);
+    const idJobS = await timed(async () => finished(await submit(`username\n${ids.map((p) => p.username).join('\n')}\n`)));
+    const idBulkS = await timed(async () => {
+      for (let i = 0; i < ids.length; i += 100) await post('/people/bulk-enrich', { profiles: ids.slice(i, i + 100).map((p) => ({ username: p.username })) });
+    });
+    const queries = sample.filter((p) => p.company).slice(0, matchRows);
+    const quote = (v: string) => `"${v.replace(/"/g, '""')}"`;
+    const matchJobS = await timed(async () => finished(await submit(`name,company\n${queries.map((p) => `${quote(p.full_name)},${quote(p.company!)}`).join('\n')}\n`)));
+    const matchBulkS = await timed(async () => {
+      for (let i = 0; i < queries.length; i += 100) await post('/people/bulk-match', { queries: queries.slice(i, i + 100).map((p) => ({ name: p.full_name, company: p.company! })) });
+    });
+
+    const lookupLatencies = async () => {
+      const ms: number[] = [];
+      for (const p of sample.slice(0, lookups)) {
+        const t = performance.now();
+        const res = await fetch(`${api}/person?username=${encodeURIComponent(p.username)}`, { headers: auth });
+        await res.arrayBuffer();
+        ms.push(performance.now() - t);
+        if (res.status !== 200) throw new Error(`GET /person answered ${res.status}`);
+      }
+      return ms.sort((a, b) => a - b);
+    };
+    const quiet = await lookupLatencies();
+    const busyJob = await submit(`username\n${sample.map((p) => p.username).join('\n')}\n${sample.map((p) => p.username).join('\n')}\n`);
+    const busy = await lookupLatencies();
+    const busyState = (await (await fetch(`${api}/jobs/${busyJob}`, { headers: auth })).json()) as { job: { status: string } };
+    await fetch(`${api}/jobs/${busyJob}/cancel`, { method: 'POST', headers: auth });
+
+    // Memory: generated rows (emails of no one), streamed.
+    const before = rssMb(server.child.pid!);
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(server.child.pid!))), 50);
+    const target = uploadMb * 1024 * 1024;
+    let sent = 0;
+    let n = 0;
+    const gen = Readable.from(
+      (function* () {
+        yield 'email,name,company,notes\n';
+        while (sent < target) {
+          let chunk = '';
+          for (let i = 0; i < 1000; i++) chunk += `person${n++}@nowhere-${n % 997}.example,Someone Number${n},Nowhere Corp ${n % 31},${'x'.repeat(40)}\n`;
+          sent += chunk.length;
+          yield chunk;
+        }
+      })(),
+    );
+    let uploadS = NaN;
+    let uploadNote = '';
+    try {
+      uploadS = await timed(async () => {
+        const id = await submit(gen);
+        await fetch(`${api}/jobs/${id}`, { method: 'DELETE', headers: auth });
+      });
+    } catch (err) {
+      uploadNote = ` (refused: ${err instanceof Error ? err.message.slice(0, 120) : String(err)})`;
+    }
+    clearInterval(sampler);
+
+    const ratio = (a: number, b: number) => (a / b).toFixed(2);
+    const line = (s: string) => process.stdout.write(`${s}\n`);
+    line(`bench:jobs  lake ${persons} persons  ${os.cpus().length} cores  load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    line(`identifier rows ${ids.length}: job ${(ids.length / idJobS).toFixed(0)} rows/s (${idJobS.toFixed(1)} s)  bulk-enrich ${(ids.length / idBulkS).toFixed(0)} rows/s (${idBulkS.toFixed(1)} s)  job/bulk ${ratio(idBulkS, idJobS)} (aim >= ${AIMS.throughputRatio})`);
+    line(`match rows ${queries.length}: job ${(queries.length / matchJobS).toFixed(0)} rows/s (${matchJobS.toFixed(1)} s)  bulk-match ${(queries.length / matchBulkS).toFixed(0)} rows/s (${matchBulkS.toFixed(1)} s)  job/bulk ${ratio(matchBulkS, matchJobS)} (aim >= ${AIMS.throughputRatio})`);
+    line(`GET /person p95: ${percentile(quiet, 0.95).toFixed(1)} ms without a job, ${percentile(busy, 0.95).toFixed(1)} ms while a job ran (job ${busyState.job.status} at the end)  ratio ${ratio(percentile(busy, 0.95), percentile(quiet, 0.95))} (aim <= ${AIMS.lookupP95Ratio})`);
+    line(`upload ${(sent / 1024 / 1024).toFixed(0)} MB (${n} rows) in ${uploadS.toFixed(1)} s${uploadNote}: server RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MB, growth ${(peak - before).toFixed(0)} MB (aim <= ${AIMS.rssGrowthMb} MB for 500 MB)`);
+  } finally {
+    await server.stop();
+    await knex.destroy();
+    await db.stop();
+  }
+}
+
+void main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,88 @@
+/**
+ * List jobs (issue 34): submit (upload.ts), follow, list, cancel, delete; the job's API shape with
+ * its rate and time left. The work itself is work.ts, driven by src/jobs/listJobWorker.ts.
+ */
+import type { Knex } from 'knex';
+import type { components } from '../../../generated/types';
+import * as repo from '../../db/repositories/listJobs';
+import { notFound } from '../errors';
+import { listed, pageOf, type ListBody, type PageRequest } from '../paging';
+import { fieldOfHeader, type JobField } from './columns';
+
+export type ListJob = components['schemas']['ListJob'];
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** Rows per second since the job started (to its end, or now), and the seconds left at that rate. */
+export function progressOf(row: Pick<repo.JobRow, 'status' | 'rows_read' | 'rows_done' | 'started_at' | 'finished_at'>, now = new Date()): {
+  rate: number | null;
+  eta: number | null;
+} {
+  if (!row.started_at || row.rows_done === 0) return { rate: null, eta: null };
+  const seconds = ((row.finished_at ?? now).getTime() - row.started_at.getTime()) / 1000;
+  if (seconds <= 0) return { rate: null, eta: null };
+  const rate = Math.round((row.rows_done / seconds) * 10) / 10;
+  const eta = row.status === 'running' || row.status === 'queued' ? Math.ceil((row.rows_read - row.rows_done) / (row.rows_done / seconds)) : row.status === 'completed' ? 0 : null;
+  return { rate, eta };
+}
+
+export function toJob(row: repo.JobRow): ListJob {
+  const { rate, eta } = progressOf(row);
+  const fieldAt = new Map<number, JobField>(Object.entries(row.mapping).map(([f, i]) => [i, f as JobField]));
+  return {
+    id: row.id,
+    status: row.status as ListJob['status'],
+    kind: 'person',
+    format: row.format,
+    min_likelihood: row.min_likelihood,
+    webhook_url: row.webhook_url,
+    columns: row.columns.map((name, i) => ({ name, field: fieldAt.get(i) ?? (row.format === 'csv' ? null : fieldOfHeader(name)) ?? null })),
+    rows_read: row.rows_read,
+    rows_done: row.rows_done,
+    matched: row.matched,
+    unmatched: row.unmatched,
+    failed: row.failed,
+    rows_per_second: rate,
+    eta_seconds: eta,
+    error: row.error_code ? { code: row.error_code, message: row.error ?? '' } : null,
+    created_at: row.created_at.toISOString(),
+    started_at: iso(row.started_at),
+    finished_at: iso(row.finished_at),
+    expires_at: row.expires_at.toISOString(),
+  };
+}
+
+const noSuchJob = () => notFound('No job with this id in this workspace (it may have expired or been deleted).');
+
+export async function getJob(db: Knex, workspaceId: string, id: string): Promise<ListJob> {
+  const row = await repo.findJob(db, workspaceId, id.toLowerCase());
+  if (!row) throw noSuchJob();
+  return toJob(row);
+}
+
+/** The job's stored row, or 404 (the results download reads its settings). */
+export async function ownJob(db: Knex, workspaceId: string, id: string): Promise<repo.JobRow> {
+  const row = await repo.findJob(db, workspaceId, id.toLowerCase());
+  if (!row) throw noSuchJob();
+  return row;
+}
+
+export async function listJobs(db: Knex, workspaceId: string, req: PageRequest): Promise<ListBody<ListJob>> {
+  const paging = pageOf(req, 'listJobs', {});
+  return listed(paging, async (page) => {
+    const result = await repo.listJobsOf(db, workspaceId, page);
+    return { ...result, rows: result.rows.map(toJob) };
+  });
+}
+
+/** Cancels a queued or running job (a finished one is answered as it is): work in flight stops within a chunk. */
+export async function cancelJob(db: Knex, workspaceId: string, id: string): Promise<ListJob> {
+  const row = await repo.cancelJob(db, workspaceId, id.toLowerCase());
+  if (!row) throw noSuchJob();
+  return toJob(row);
+}
+
+/** Deletes the job, its stored upload rows and results. A running job is deleted too (its workers' commits find nothing). */
+export async function deleteJob(db: Knex, workspaceId: string, id: string): Promise<void> {
+  if (!(await repo.deleteJob(db, workspaceId, id.toLowerCase()))) throw noSuchJob();
+}
