@@ -7,9 +7,14 @@
  * `username=`, walk sampled usernames) --seconds=12 --connections=16 --top=40, and --live=<persons>,<companies>:
  * the server's live source is `enrich live-sim` of the bench world of that size (for
  * /api/v1/person/realtime; for example BENCH_DATABASE=enrich_bench_realtime with --live=20000,1000).
+ * --traced: the server is bench/servers/fullStackTraced.ts exporting every span (OTLP http/protobuf)
+ * to a local receiver started here (what tracing on costs, issue 36); --sampler=<OTEL_TRACES_SAMPLER>
+ * and --sampler-arg=<OTEL_TRACES_SAMPLER_ARG> set the sampler.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -36,12 +41,30 @@ async function main() {
   }
   const live = stringArg('live')?.split(',').map(Number);
   const sim = live ? await startSimulatorProcess(live[0]!, live[1]!) : undefined;
+  // --traced: a local OTLP/HTTP receiver that reads each export whole and answers 200, as a collector does.
+  const traced = process.argv.includes('--traced');
+  const receiver = traced
+    ? http.createServer((req, res) => {
+        req.resume();
+        req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+      })
+    : undefined;
+  if (receiver) await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const sampler = stringArg('sampler');
+  const samplerArg = stringArg('sampler-arg');
+  const otelEnv: NodeJS.ProcessEnv = receiver
+    ? {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+        ...(sampler ? { OTEL_TRACES_SAMPLER: sampler } : {}),
+        ...(samplerArg ? { OTEL_TRACES_SAMPLER_ARG: samplerArg } : {}),
+      }
+    : {};
   const started = performance.now();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'enrich-profile-'));
   const child = spawn(
     process.execPath,
-    ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--require', 'tsx/cjs', path.join(__dirname, 'servers', 'fullStack.ts')],
-    { env: { ...process.env, DATABASE_URL: db.url, ...(sim ? { LIVE_SOURCE_URL: sim.protocolUrl, REFRESH_IN_PROCESS: '0' } : {}) }, stdio: ['ignore', 'pipe', 'inherit'] },
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--require', 'tsx/cjs', path.join(__dirname, 'servers', traced ? 'fullStackTraced.ts' : 'fullStack.ts')],
+    { env: { ...process.env, ...otelEnv, DATABASE_URL: db.url, ...(sim ? { LIVE_SOURCE_URL: sim.protocolUrl, REFRESH_IN_PROCESS: '0' } : {}) }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
@@ -72,6 +95,7 @@ async function main() {
     child.kill('SIGTERM');
   });
   await sim?.stop();
+  receiver?.close();
   await db.stop();
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no profile written in ${dir}`);

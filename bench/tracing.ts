@@ -2,7 +2,10 @@
  * npm run bench:tracing — what tracing costs (issue 36): GET /api/v1/person?username= through the
  * full stack, side by side,
  *   previous  the code before tracing and the access log existed (a `git archive` of --previous,
- *             default the commit before this work, sharing this checkout's node_modules),
+ *             default the commit before this work, sharing this checkout's node_modules), on a
+ *             database of its own that this code prepares (bench/previousLake.ts: its migrations,
+ *             the same seeded lake; the usernames asked are this lake's, so a non-2xx count shows
+ *             if the two lakes ever differ),
  *   off       this code without OTEL_* variables (no OpenTelemetry module loaded),
  *   on        this code with OTEL_EXPORTER_OTLP_ENDPOINT pointing at a local OTLP/HTTP receiver
  *             (http/protobuf, the default; every request sampled: the worst case),
@@ -57,6 +60,20 @@ async function main() {
   const previousDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-previous-'));
   execFileSync('sh', ['-c', `git -C "${root}" archive ${previous} | tar -x -C "${previousDir}"`]);
   fs.symlinkSync(path.join(root, 'node_modules'), path.join(previousDir, 'node_modules'));
+  // Its own database (same server, same seed and sizes), migrated and filled by that code: an older
+  // version refuses a database migrated by a newer one (knex: "the migration directory is corrupt").
+  const noOtel = Object.fromEntries(Object.keys(process.env).filter((k) => k.startsWith('OTEL_')).map((k) => [k, undefined]));
+  const previousLake = JSON.parse(
+    execFileSync(
+      process.execPath,
+      ['--require', 'tsx/cjs', path.join(__dirname, 'previousLake.ts'), previousDir, 'enrich_bench_tracing_previous', String(persons), String(companies)],
+      { cwd: previousDir, env: { ...process.env, ...noOtel, DATABASE_URL: db.url }, stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+      .toString()
+      .trim()
+      .split('\n')
+      .pop()!,
+  ) as { url: string; key: string };
 
   // A local OTLP/HTTP receiver: reads each export whole and answers 200, as a collector does.
   let exports = 0;
@@ -71,10 +88,9 @@ async function main() {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const otlp = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
-  const noOtel = Object.fromEntries(Object.keys(process.env).filter((k) => k.startsWith('OTEL_')).map((k) => [k, undefined]));
   const env = { ...noOtel, DATABASE_URL: db.url };
   const servers = {
-    previous: await startServerProcess('fullStack.ts', env, previousDir),
+    previous: await startServerProcess('fullStack.ts', { ...env, DATABASE_URL: previousLake.url }, previousDir),
     off: await startServerProcess('fullStack.ts', env),
     on: await startServerProcess('fullStackTraced.ts', { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: otlp }),
     sampled: await startServerProcess('fullStackTraced.ts', {
@@ -90,14 +106,15 @@ async function main() {
     { setupRequest: (req) => ({ ...req, path: `/api/v1/person?username=${encodeURIComponent(usernames[next++ % usernames.length]!)}` }) },
   ];
   const headers = { authorization: `Bearer ${key}` };
+  const headersOf = (name: string) => (name === 'previous' ? { authorization: `Bearer ${previousLake.key}` } : headers);
   type Measured = Round & { cpuPerRequestMicros: number };
   const names = Object.keys(servers) as (keyof typeof servers)[];
   const results: Record<keyof typeof servers, Measured[]> = { previous: [], off: [], on: [], sampled: [], unsampled: [] };
   try {
-    for (const name of names) await measure(servers[name].url, { seconds: 2, connections, headers, requests });
+    for (const name of names) await measure(servers[name].url, { seconds: 2, connections, headers: headersOf(name), requests });
     for (let i = 0; i < rounds; i++) {
       const order = i % 2 ? [...names].reverse() : names;
-      for (const name of order) results[name].push(await measureServer(servers[name], { seconds, connections, headers, requests }));
+      for (const name of order) results[name].push(await measureServer(servers[name], { seconds, connections, headers: headersOf(name), requests }));
       process.stderr.write(`round ${i + 1}/${rounds} done (${order.join(', ')})\n`);
     }
   } finally {

@@ -117,6 +117,14 @@ export function traceServerRequest<T>(method: string, headers: IncomingHttpHeade
   const span = a.trace
     .getTracer(tracerName)
     .startSpan(method, { kind: a.SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
+  // A trace this request starts and the sampler left out (OTEL_TRACES_SAMPLER=traceidratio and
+  // friends): nothing of it would be exported, so it runs outside any trace context, and the pg and
+  // undici instrumentations stop at their first check (no parent span) instead of building
+  // attributes, non-recording spans and context-bound callbacks for every statement; that work is
+  // what made one-in-ten sampling cost almost as much as tracing everything. What is given up: its
+  // outgoing calls carry no `traceparent` (a receiver decides on its own), and the access log line
+  // has no trace id (there is no trace to find). A caller's `traceparent` is always kept, sampled or not.
+  if (!span.isRecording() && !a.trace.getSpan(parent)) return fn();
   return a.context.with(a.trace.setSpan(parent, span), fn).finally(() => span.end());
 }
 
@@ -125,14 +133,19 @@ export type SpanAttributes = Record<string, string | number | boolean | undefine
 /**
  * Runs `fn` inside a new span (a child of the current one, else the root of a trace of its own:
  * a refresh round, a delivery attempt). An error marks the span failed (its type, never its
- * message) and is rethrown. With tracing off it is
+ * message) and is rethrown. With tracing off, or a new trace the sampler leaves out, it is
  * `fn(undefined)`.
  */
 export function inSpan<T>(name: string, attributes: SpanAttributes, fn: (span: Span | undefined) => Promise<T>, options: { root?: boolean } = {}): Promise<T> {
   if (!api) return fn(undefined);
   const a = api;
   const spanOptions: SpanOptions = { attributes: definedOnly(attributes), root: options.root };
-  return a.trace.getTracer(tracerName).startActiveSpan(name, spanOptions, async (span) => {
+  const parent = options.root ? a.ROOT_CONTEXT : a.context.active();
+  const span = a.trace.getTracer(tracerName).startSpan(name, spanOptions, parent);
+  // A new trace the sampler left out (a refresh round, a delivery attempt): run outside any trace
+  // context, as traceServerRequest does, so its statements and calls cost no span work either.
+  if (!span.isRecording() && !a.trace.getSpan(parent)) return fn(undefined);
+  return a.context.with(a.trace.setSpan(parent, span), async () => {
     try {
       return await fn(span);
     } catch (err) {
