@@ -15,7 +15,8 @@
  * them: on a shared machine the absolute figures move with it, the ratio much less.
  *
  * Options: --persons=20000 --companies=<persons/10> --shards=32 --count=600 --company-count=200
- *   --bulk=5 (batches of 100) --seed=11
+ *   --bulk=5 (batches of 100) --seed=11 --citus-set=<setting=value,...> (database-level settings of
+ *   the cluster's database, e.g. citus.max_adaptive_executor_pool_size=1, printed with the figures)
  */
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -26,7 +27,7 @@ import { COMPANY_NOISE, PERSON_NOISE, generateCompanyMatchQueries, generateMatch
 import { seedLake } from '../src/world/seed';
 import { citusUnavailable, startCitusCluster, startPlainNode } from '../test/citus/cluster';
 import { serve, type Target } from './citusTargets';
-import { AS_OF, SEED, intArg, percentile } from './lib';
+import { AS_OF, SEED, intArg, percentile, stringArg } from './lib';
 
 interface Timed {
   ms: number;
@@ -65,6 +66,11 @@ async function main(): Promise<void> {
   const seed = intArg('seed', 11);
   const loaded = persons - Math.floor(persons / 50);
   const world = { persons, companies, seed: SEED, asOf: AS_OF };
+  const citusSettings = (stringArg('citus-set') ?? '').split(',').filter(Boolean).map((kv) => {
+    const m = /^([a-z_.]+)=([A-Za-z0-9_.-]+)$/.exec(kv);
+    if (!m) throw new Error(`--citus-set: not setting=value: ${kv}`);
+    return [m[1]!, m[2]!] as const;
+  });
 
   const cluster = await startCitusCluster();
   const single = await startPlainNode();
@@ -78,7 +84,10 @@ async function main(): Promise<void> {
       const knex = createKnex(url, 4);
       await migrateLatest(knex);
       // Laid out before the load, as an operator does (enrich migrate, enrich distribute, enrich import).
-      if (name === 'citus') await applyDistributedLayout(knex, { shardCount: shards });
+      if (name === 'citus') {
+        await applyDistributedLayout(knex, { shardCount: shards });
+        for (const [setting, value] of citusSettings) await knex.raw(`alter database ${cluster.database} set ${setting} = '${value}'`);
+      }
       await seedLake(knex, { ...world, loadPersons: loaded });
       await knex.raw('analyze');
       await knex.destroy();
@@ -124,7 +133,8 @@ async function main(): Promise<void> {
 
     console.log(
       `bench:citus:match  ${loaded} of ${persons} persons loaded, ${companies} companies; citus: coordinator + 2 workers, ${shards} shards; ` +
-        `${personQueries.length} person and ${companyQueries.length} company queries (seed ${seed}), ${bulks} bulks of 100`,
+        `${personQueries.length} person and ${companyQueries.length} company queries (seed ${seed}), ${bulks} bulks of 100` +
+        (citusSettings.length ? `; citus database settings: ${citusSettings.map(([k, v]) => `${k}=${v}`).join(', ')}` : ''),
     );
     console.log(`load average ${loadBefore} before, ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} after, on ${os.cpus().length} cores`);
     console.log(['group'.padEnd(20), 'n'.padStart(5), 'single p50'.padStart(11), 'p95'.padStart(7), 'citus p50'.padStart(10), 'p95'.padStart(7), 'ratio p50'.padStart(10), 'p95'.padStart(6), 'answers differ'.padStart(15)].join(''));
