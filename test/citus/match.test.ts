@@ -100,6 +100,7 @@ lane('matching on Citus: a coordinator and two workers', () => {
         await explainer.query('commit');
       }
     }
+    // MATCH_PLANS=1 prints each statement with its Task Counts (what docs/scale-out.md's table quotes).
     if (process.env.MATCH_PLANS) console.log(out.map((p) => `${JSON.stringify(p.tasks)} ${p.sql}`).join('\n'));
     return out;
   }
