@@ -34,5 +34,15 @@ module.exports = {
       globalSetup: '<rootDir>/test/helpers/globalSetupCitusProxy.ts',
     },
     { ...project('system'), ...citus, displayName: 'fuzz on citus', roots: ['<rootDir>/test/fuzz'] },
+    // `enrich match` (issue 33) against the Citus layout: the built CLI (npm run build first) on the
+    // run's database. Only this CLI file: the others make plain databases of their own or start
+    // servers of their own, which the suite's layout does not reach (docs/scale-out.md).
+    {
+      ...project('system'),
+      ...citus,
+      displayName: 'cli on citus',
+      roots: ['<rootDir>/test/integration/cli'],
+      testMatch: ['**/cli/match.test.ts'],
+    },
   ],
 };

@@ -15,65 +15,20 @@
  * Options: --persons=2000 --companies=100 --rounds=5 --requests=20 --shards=32 --import=5000 --import-rounds=3
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import os from 'node:os';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { createApp } from '../src/app';
-import { loadConfig } from '../src/config';
 import { applyDistributedLayout } from '../src/db/citusLayout';
-import { createKnex, migrateLatest, type Knex } from '../src/db/knex';
+import { createKnex, migrateLatest } from '../src/db/knex';
 import { importFile } from '../src/domain/lake/importer';
 import { writeRecords } from '../src/domain/lake/write/writer';
 import { recordValidator } from '../src/http/recordSchemas';
-import { createWorkspace } from '../src/domain/workspaces/admin';
-import { createLogger } from '../src/logger';
 import type { PersonRecord } from '../src/model/records';
 import { createWorld } from '../src/world';
 import { seedLake } from '../src/world/seed';
 import { citusUnavailable, startCitusCluster, startPlainNode } from '../test/citus/cluster';
+import { call, serve, type Op, type Target } from './citusTargets';
 import { intArg, median } from './lib';
-
-interface Target {
-  name: string;
-  knex: Knex;
-  base: string;
-  key: string;
-  close(): Promise<void>;
-}
-
-async function serve(name: string, url: string): Promise<Target> {
-  const knex = createKnex(url, 10);
-  const app = await createApp({ config: { ...loadConfig({}), logLevel: 'silent' }, knex, logger: createLogger('silent') });
-  const server = http.createServer(app.koa.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const key = (await createWorkspace(knex, { name: `bench-${name}`, rateLimit: 1_000_000_000, active: true })).api_key;
-  return {
-    name,
-    knex,
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    key,
-    close: async () => {
-      await new Promise((r) => server.close(r));
-      await app.close?.();
-      await knex.destroy();
-    },
-  };
-}
-
-type Op = { name: string; run: (t: Target, i: number) => Promise<void> };
-
-async function call(t: Target, method: 'GET' | 'POST', path: string, body?: unknown): Promise<void> {
-  const res = await fetch(`${t.base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${t.key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-    signal: AbortSignal.timeout(30_000),
-  });
-  await res.arrayBuffer();
-  if (res.status >= 300) throw new Error(`${t.name} ${method} ${path}: ${res.status}`);
-}
 
 async function main() {
   const why = citusUnavailable();
