@@ -7,6 +7,7 @@
  * filter; a deleted job's event leaves the feed and `after=` it still resumes. Every answer goes
  * through the harness's contract validator (FeedEvent's oneOf included).
  */
+import { deleteExpiredJobs } from '../../../src/domain/jobs/work';
 import { startWorker, upload, useJobsHarness, waitForJob } from '../../helpers/listJobs';
 import { eventually } from '../../helpers/live';
 import { fakeResolver } from '../../helpers/monitors';
@@ -140,5 +141,24 @@ describe("a list job's completion in the event feed", () => {
     expect(row.body).toBeNull();
     expect(row.position).not.toBeNull();
     expect((await feed(key, `after=${jobEvent!.id}`)).map((e) => e.id)).toEqual([next]);
+  }, 120_000);
+
+  it("a job past its retention leaves the feed the same way (the worker's sweep)", async () => {
+    const { key, workspaceId } = await h.workspace({ rateLimit: 100_000 });
+    const submitted = await upload(h, key, 'email\nnobody@nowhere-corp.example\n');
+    const worker = startWorker(h);
+    try {
+      await waitForJob(h, key, submitted.body.job.id, (j) => j.status === 'completed');
+    } finally {
+      await worker.stop();
+    }
+    await sequenced(workspaceId);
+    const [jobEvent] = await feed(key);
+    expect(jobEvent).toMatchObject({ event: 'job.completed', job_id: submitted.body.job.id });
+    await h.knex('list_jobs').where('id', submitted.body.job.id).update({ expires_at: h.knex.raw("now() - interval '1 second'") });
+    expect(await deleteExpiredJobs(h.knex)).toBeGreaterThanOrEqual(1);
+    expect((await h.get(`/api/v1/jobs/${submitted.body.job.id}`, key)).status).toBe(404);
+    expect(await feed(key)).toEqual([]);
+    expect(await feed(key, `after=${jobEvent!.id}`)).toEqual([]);
   }, 120_000);
 });
