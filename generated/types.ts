@@ -602,7 +602,8 @@ export interface paths {
          *     never reach the live source. At most JOB_CONCURRENT_PER_WORKSPACE jobs (default 2) of a
          *     workspace run at once; later ones wait `queued`.
          *
-         *     **Completion.** A `job.completed` or `job.failed` event; with `webhook_url` (same rules as a
+         *     **Completion.** A `job.completed` or `job.failed` event in the workspace's event feed
+         *     (`GET /events`, which `enrich listen` forwards); with `webhook_url` (same rules as a
          *     monitor's: HTTPS, no private address), a signed Standard Webhooks POST whose secret is in this
          *     answer once (`webhook_secret`) and never again.
          */
@@ -631,7 +632,9 @@ export interface paths {
         /**
          * Delete a job
          * @description Deletes the job with its stored upload and results, at once (a running job is stopped). Jobs
-         *     are deleted anyway JOB_RETENTION_DAYS (default 7) after submission.
+         *     are deleted anyway JOB_RETENTION_DAYS (default 7) after submission. The job's `job.completed` or
+         *     `job.failed` event leaves the event feed with it (`GET /events?after=` that event still resumes
+         *     right after it).
          */
         delete: operations["deleteJob"];
         options?: never;
@@ -1168,10 +1171,12 @@ export interface paths {
         };
         /**
          * List the workspace's events
-         * @description The event feed: every change event the workspace's monitors subscribed to, and every
-         *     `monitor.test` event (`POST /monitors/{id}/test`), with exactly the body
-         *     of its webhook delivery (the same `id`, `event`, `monitor_id`, `timestamp`, `diff` and `subject`),
-         *     whatever became of the delivery. Use it to catch up after your receiver was down past the retry
+         * @description The event feed: every change event the workspace's monitors subscribed to, every
+         *     `monitor.test` event (`POST /monitors/{id}/test`), and every list job's `job.completed` or
+         *     `job.failed` (`POST /jobs`), with exactly the body of its webhook delivery (for a monitor's: the
+         *     same `id`, `event`, `monitor_id`, `timestamp`, `diff` and `subject`; for a job's: `id`, `event`,
+         *     `job_id`, `timestamp` and the job's status and counts, no `monitor_id`), whatever became of the
+         *     delivery, and whether or not the job had a `webhook_url`. Use it to catch up after your receiver was down past the retry
          *     schedule, to receive events without exposing a receiver at all (poll it, or run
          *     `enrich listen --forward-to <url>`), or to reconcile.
          *
@@ -1188,13 +1193,16 @@ export interface paths {
          *
          *     **Which events.** Every change event of the workspace's monitors, active or not: a monitor
          *     deactivated by failing deliveries (or a 410) gets no more webhook deliveries, but its events keep
-         *     coming here. A deleted monitor's events, and every event of a subject withdrawn under a privacy
-         *     request (its `monitor.test` events too), are removed from the feed; `after=` one of them still
-         *     continues right after it.
+         *     coming here. A job's event is recorded in the same transaction that finishes the job, and takes
+         *     its place in the one order with the monitors' events. A deleted monitor's events, a deleted (or
+         *     expired) job's events, and every event of a subject withdrawn under a privacy request (its
+         *     `monitor.test` events too), are removed from the feed; `after=` one of them still continues
+         *     right after it.
          *
          *     **Retention.** Events are kept 30 days.
          *
-         *     **Filters.** `monitor_id` (one of the workspace's monitors), `event` (types, repeatable) and
+         *     **Filters.** `monitor_id` (one of the workspace's monitors; a job's events have none, so it
+         *     leaves them out), `event` (types, repeatable: `event=job.completed&event=job.failed` for jobs only) and
          *     `since` (created at or after). `page` is 1-based (1-1000, default 1), `per_page` 1-100 (default
          *     25); `total` is exact up to 10,000 (`total_relation`). A malformed cursor or one from another
          *     query is a 400 `INVALID_CURSOR`.
@@ -1991,7 +1999,7 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
-    "job.finished": {
+    "job.completed": {
         parameters: {
             query?: never;
             header?: never;
@@ -2001,13 +2009,41 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A list job finished
-         * @description Sent to the `webhook_url` a list job was submitted with (`POST /jobs`) when it completes or
-         *     fails (not when it is cancelled). Signed per Standard Webhooks with the secret `POST /jobs`
+         * A list job completed
+         * @description Sent to the `webhook_url` a list job was submitted with (`POST /jobs`) when it completes: every
+         *     row has an outcome (`matched`, `unmatched` or `failed`). A job that fails sends `job.failed`
+         *     instead; a cancelled job sends nothing. The same body is the job's event in the workspace's
+         *     event feed (`GET /events`, where `enrich listen` forwards it). Signed per Standard Webhooks with the secret `POST /jobs`
          *     answered once (`webhook_secret`); checked, retried and SSRF-filtered exactly like the monitors'
          *     events (see `person.job_changed`). Download the results with `GET /jobs/{job_id}/results`.
          */
-        post: operations["jobFinished"];
+        post: operations["jobCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "job.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A list job failed
+         * @description Sent to the `webhook_url` a list job was submitted with (`POST /jobs`) when it fails: a part of
+         *     the list could not be processed after repeated attempts, its rows are `failed` and the job
+         *     stopped (`GET /jobs/{job_id}` says why: `error_code`, `error`); the rows done before keep their
+         *     outcome. A job that completes sends `job.completed`; a cancelled job sends nothing. The same body is the job's event in the workspace's
+         *     event feed (`GET /events`, where `enrich listen` forwards it). Signed per Standard Webhooks with the secret `POST /jobs`
+         *     answered once (`webhook_secret`); checked, retried and SSRF-filtered exactly like the monitors'
+         *     events (see `person.job_changed`). Download the results with `GET /jobs/{job_id}/results`.
+         */
+        post: operations["jobFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3691,8 +3727,30 @@ export interface components {
             diff: Record<string, never>;
             subject: components["schemas"]["EventSubject"];
         };
-        /** @description One event of the feed: exactly the body its webhook delivery carries (and is signed over), the `id` being the delivery's `webhook-id`. */
-        FeedEvent: components["schemas"]["PersonJobChangedEvent"] | components["schemas"]["PersonTitleChangedEvent"] | components["schemas"]["PersonLocationChangedEvent"] | components["schemas"]["CompanyHeadcountChangedEvent"] | components["schemas"]["CompanyNameChangedEvent"] | components["schemas"]["CompanyHqChangedEvent"] | components["schemas"]["CompanyIndustryChangedEvent"] | components["schemas"]["MonitorTestEvent"];
+        /** @description A list job finished: `job.completed` (every row has an outcome) or `job.failed`. The same body is the job's event in the workspace's feed (`GET /events`) and the signed webhook to the job's `webhook_url`. A job has no monitor: the body never has `monitor_id` (that is how a job's event is told from a monitor's). It carries the job's id, status and counts, nothing about any person; the job's counts as they were when it finished. */
+        JobFinishedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id (also the `webhook-id` header); the same on every retry.
+             */
+            id: string;
+            /** @enum {string} */
+            event: "job.completed" | "job.failed";
+            /** Format: uuid */
+            job_id: string;
+            /** @description When the job finished, in Unix seconds. */
+            timestamp: string;
+            job: {
+                /** @enum {string} */
+                status: "completed" | "failed";
+                rows_read: number;
+                matched: number;
+                unmatched: number;
+                failed: number;
+            };
+        };
+        /** @description One event of the feed: exactly the body its webhook delivery carries (and is signed over), the `id` being the delivery's `webhook-id`. A monitor's events have `monitor_id`; a list job's (`job.completed`, `job.failed`) have `job_id` and no `monitor_id`. */
+        FeedEvent: components["schemas"]["PersonJobChangedEvent"] | components["schemas"]["PersonTitleChangedEvent"] | components["schemas"]["PersonLocationChangedEvent"] | components["schemas"]["CompanyHeadcountChangedEvent"] | components["schemas"]["CompanyNameChangedEvent"] | components["schemas"]["CompanyHqChangedEvent"] | components["schemas"]["CompanyIndustryChangedEvent"] | components["schemas"]["MonitorTestEvent"] | components["schemas"]["JobFinishedEvent"];
         /** @description One page of the workspace's events, oldest first, in the order the feed made them visible. */
         EventListResponse: {
             results: components["schemas"]["FeedEvent"][];
@@ -4001,28 +4059,6 @@ export interface components {
             delivery: components["schemas"]["MonitorDelivery"];
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
-        };
-        /** @description A list job finished: `job.completed` (every row has an outcome) or `job.failed`. The same body is the event in the feed and the signed webhook to the job's `webhook_url`. */
-        JobFinishedEvent: {
-            /**
-             * Format: uuid
-             * @description The event id (also the `webhook-id` header); the same on every retry.
-             */
-            id: string;
-            /** @enum {string} */
-            event: "job.completed" | "job.failed";
-            /** Format: uuid */
-            job_id: string;
-            /** @description When the job finished, in Unix seconds. */
-            timestamp: string;
-            job: {
-                /** @enum {string} */
-                status: "completed" | "failed";
-                rows_read: number;
-                matched: number;
-                unmatched: number;
-                failed: number;
-            };
         };
     };
     responses: {
@@ -4425,17 +4461,17 @@ export interface components {
          */
         EventAfter: string;
         /**
-         * @description Only the events of this monitor (one of the workspace's).
+         * @description Only the events of this monitor (one of the workspace's). A list job's events belong to no monitor, so they are never listed with this filter.
          * @example 6c1e9f0a-2b7d-4c3e-9a8f-0d1e2f3a4b5c
          */
         EventMonitor: string;
         /**
-         * @description Only events of these types (repeat the parameter for several): the change events a monitor subscribes to, and `monitor.test` (the events of `POST /monitors/{id}/test`).
+         * @description Only events of these types (repeat the parameter for several): the change events a monitor subscribes to, `monitor.test` (the events of `POST /monitors/{id}/test`), and a list job's `job.completed` and `job.failed`.
          * @example [
          *       "person.job_changed"
          *     ]
          */
-        EventType: (components["schemas"]["MonitorEvent"] | "monitor.test")[];
+        EventType: (components["schemas"]["MonitorEvent"] | "monitor.test" | ("job.completed" | "job.failed"))[];
         /**
          * @description Only events created at or after this instant (RFC 3339 date-time).
          * @example 2026-11-20T00:00:00Z
@@ -6128,12 +6164,12 @@ export interface operations {
                  */
                 after?: components["parameters"]["EventAfter"];
                 /**
-                 * @description Only the events of this monitor (one of the workspace's).
+                 * @description Only the events of this monitor (one of the workspace's). A list job's events belong to no monitor, so they are never listed with this filter.
                  * @example 6c1e9f0a-2b7d-4c3e-9a8f-0d1e2f3a4b5c
                  */
                 monitor_id?: components["parameters"]["EventMonitor"];
                 /**
-                 * @description Only events of these types (repeat the parameter for several): the change events a monitor subscribes to, and `monitor.test` (the events of `POST /monitors/{id}/test`).
+                 * @description Only events of these types (repeat the parameter for several): the change events a monitor subscribes to, `monitor.test` (the events of `POST /monitors/{id}/test`), and a list job's `job.completed` and `job.failed`.
                  * @example [
                  *       "person.job_changed"
                  *     ]
@@ -7344,7 +7380,7 @@ export interface operations {
             };
         };
     };
-    jobFinished: {
+    jobCompleted: {
         parameters: {
             query?: never;
             header: {
@@ -7367,7 +7403,60 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The `job.completed` or `job.failed` event. */
+        /** @description The `job.completed` event. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobFinishedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Any 2xx status answered within 15 seconds counts as delivered; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried on the schedule; 429 after its `Retry-After`. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried on the schedule. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    jobFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique ID of the delivery (Standard Webhooks `webhook-id`), equal to the `id` of the payload. It stays the same across retries of one delivery, so use it to ignore duplicates.
+                 * @example 0b6f3d2a-8c1e-4f5a-9d7b-3e2c1a0f9e8d
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Unix time in seconds at which this attempt was sent (Standard Webhooks `webhook-timestamp`). It is close to the payload's `timestamp` (the enqueueing time) on the first attempt and newer on retries, each retry being signed afresh. Reject deliveries more than 5 minutes away from your clock to defeat replays.
+                 * @example 1795256052
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Standard Webhooks signature: `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw request body}`, keyed with the monitor's webhook secret (`whsec_` + base64; the key is the base64-decoded part after the prefix). Several space-separated signatures may be present (for example while a secret is being rotated); the delivery is genuine when any one of them matches.
+                 * @example v1,1H7GUEnNPlAdpDn4lkGF+/9J+nVVvuJbxsjr4y3mn7Q=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `job.failed` event. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["JobFinishedEvent"];

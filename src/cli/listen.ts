@@ -20,6 +20,10 @@
  * process can reach it as the operator (monitorSecrets below); else one generated for the session
  * and printed. The API never returns a monitor's secret (it is revealed once, by `enrich monitor
  * secret` or the dashboard), so with nothing but an API key the monitor's own secret is out of reach.
+ * A list job's `job.completed` / `job.failed` is forwarded like any other event, signed with the same
+ * secret as the others (given or generated): a job has no monitor secret (its own webhook secret is
+ * shown once by POST /jobs, never by the API again), and with `--monitor` the feed lists that
+ * monitor's events only, so no job event.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -339,7 +343,7 @@ export function registerListenCommand(program: Command, io: CliIo): void {
     .option('--api-key <key>', 'the workspace API key (default: $ENRICH_API_KEY)')
     .option('--api-url <base>', 'where the server is reached, e.g. http://127.0.0.1:3000 or http://127.0.0.1:3000/api/v1 (default http://127.0.0.1:$PORT)')
     .option('--monitor <id>', 'only this monitor\'s events')
-    .option('--events <types...>', 'only these event types, e.g. person.job_changed monitor.test')
+    .option('--events <types...>', 'only these event types, e.g. person.job_changed monitor.test, or job.completed job.failed (list jobs)')
     .option(
       '--secret <whsec>',
       "sign with this secret. Without it: with --monitor, the monitor's own secret when run as the operator where the server's DATABASE_URL and server key are (the API never returns a monitor's secret, so an API key alone cannot); otherwise a secret generated for the session and printed",

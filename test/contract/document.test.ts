@@ -145,7 +145,7 @@ describe('the contract document', () => {
     const events = Object.keys(doc.webhooks).sort();
     expect(events).toEqual(
       ['company.headcount_changed', 'company.hq_changed', 'company.industry_changed', 'company.name_changed',
-        'job.finished', 'monitor.test', 'person.job_changed', 'person.location_changed', 'person.title_changed'],
+        'job.completed', 'job.failed', 'monitor.test', 'person.job_changed', 'person.location_changed', 'person.title_changed'],
     );
     const jobChanged = doc.webhooks['person.job_changed'].post.requestBody.content['application/json'].schema;
     // The specification's five fields, and the subject of the change (issue 23).

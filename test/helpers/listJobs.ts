@@ -58,7 +58,7 @@ export async function results(h: Harness, key: string, id: string, query = '', a
 /** A harness on an empty database of this file's own (see above); `key()` is a workspace's key. */
 export function useJobsHarness(
   jobs: Partial<Harness['config']['jobs']> = {},
-  opts: { config?: Partial<Harness['config']>; resolveHost?: ResolveHost } = {},
+  opts: { config?: Partial<Harness['config']>; resolveHost?: ResolveHost; feed?: boolean } = {},
 ): Harness & { key(): string; beforeClose: (fn: () => Promise<void>) => void } {
   const lake = useLakeWorld();
   let harness: Harness | undefined;
@@ -69,6 +69,7 @@ export function useJobsHarness(
       databaseUrl: lake.url,
       config: { ...opts.config, jobs: { ...loadConfig({}).jobs, inProcess: false, ...jobs } },
       resolveHost: opts.resolveHost,
+      feed: opts.feed,
     });
     key = (await harness.workspace({ rateLimit: 10_000 })).key;
   });

@@ -32,6 +32,7 @@ import * as refreshRefusals from './20261208000200_refresh_refusals';
 import * as eventFeedPositions from './20261208003200_event_feed_positions';
 import * as match from './20261208000100_match';
 import * as listJobs from './20261209000100_list_jobs';
+import * as jobFeedEvents from './20261209000200_job_feed_events';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -68,6 +69,7 @@ const migrations: Record<string, Migration> = {
   '20261208003200_event_feed_positions': eventFeedPositions,
   '20261208000100_match': match,
   '20261209000100_list_jobs': listJobs,
+  '20261209000200_job_feed_events': jobFeedEvents,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -16,14 +16,19 @@ export interface FeedRow {
   body: string;
 }
 
-export interface NewFeedEvent {
+/**
+ * An event belongs to a monitor (its change events, `monitor.test`) or to a list job
+ * (`job.completed`, `job.failed`; migration 20261209000200_job_feed_events): exactly one is set.
+ */
+export type FeedOwner = { monitor_id: string; job_id?: undefined } | { job_id: string; monitor_id?: undefined };
+
+export type NewFeedEvent = FeedOwner & {
   id: string;
   workspace_id: string;
-  monitor_id: string;
   event: string;
   subject_id: string | null;
   body: string;
-}
+};
 
 export interface FeedFilter {
   workspaceId: string;
@@ -39,12 +44,13 @@ export const FEED_ORDER = [term('f.position', 'asc', 'bigint')];
 export async function insertFeedEvents(db: Knex | Knex.Transaction, rows: readonly NewFeedEvent[]): Promise<void> {
   if (!rows.length) return;
   await db.raw(
-    `insert into event_feed (id, workspace_id, monitor_id, event, subject_id, body)
-     select * from unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::uuid[], ?::text[])`,
+    `insert into event_feed (id, workspace_id, monitor_id, job_id, event, subject_id, body)
+     select * from unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::uuid[], ?::text[])`,
     [
       rows.map((r) => r.id),
       rows.map((r) => r.workspace_id),
-      rows.map((r) => r.monitor_id),
+      rows.map((r) => r.monitor_id ?? null),
+      rows.map((r) => r.job_id ?? null),
       rows.map((r) => r.event),
       rows.map((r) => r.subject_id),
       rows.map((r) => r.body),
@@ -56,7 +62,7 @@ function feedRows(db: Knex, f: FeedFilter): Knex.QueryBuilder {
   const q = db('event_feed as f')
     .where('f.workspace_id', f.workspaceId)
     .whereNotNull('f.position')
-    // A tombstone (monitor deleted, subject withdrawn) keeps its position, shows nothing.
+    // A tombstone (monitor or job deleted, subject withdrawn) keeps its position, shows nothing.
     .whereNotNull('f.body')
     .whereRaw(`f.created_at > now() - make_interval(days => ?)`, [f.retentionDays]);
   if (f.monitorId) q.where('f.monitor_id', f.monitorId);
@@ -140,6 +146,16 @@ export async function tombstoneMonitorEvents(db: Knex | Knex.Transaction, worksp
   const { rowCount } = await db.raw<{ rowCount: number }>(
     `update event_feed set body = null, subject_id = null where workspace_id = ? and monitor_id = ? and body is not null`,
     [workspaceId, monitorId],
+  );
+  return rowCount ?? 0;
+}
+
+/** A deleted job's events leave the feed; their positions stay (tombstones, as a deleted monitor's). */
+export async function tombstoneJobEvents(db: Knex | Knex.Transaction, jobIds: readonly string[]): Promise<number> {
+  if (!jobIds.length) return 0;
+  const { rowCount } = await db.raw<{ rowCount: number }>(
+    `update event_feed set body = null where job_id = any(?::uuid[]) and body is not null`,
+    [jobIds as unknown as Knex.RawBinding],
   );
   return rowCount ?? 0;
 }

@@ -1,7 +1,8 @@
 /**
  * List jobs (migration 20261209000100_list_jobs): the job rows, their input rows and results, the
  * chunk queue (claimed with FOR UPDATE SKIP LOCKED and a lease, as the refresh queue and the
- * webhook deliveries are) and the job events. Plain values in, plain rows out.
+ * webhook deliveries are) and the completion webhooks. A job's events are the event feed's
+ * (db/repositories/eventFeed.ts). Plain values in, plain rows out.
  *
  * Exactly once across crashes: a chunk's results, its `done` mark and the job's counters are one
  * transaction, fenced by the chunk's lease token (`commitChunk`); a worker killed before it commits
@@ -109,7 +110,7 @@ export async function findJob(db: Knex, workspaceId: string, jobId: string): Pro
 }
 
 /** Deletes a workspace's job (not one still uploading): whether there was one. */
-export async function deleteJob(db: Knex, workspaceId: string, jobId: string): Promise<boolean> {
+export async function deleteJob(db: Knex | Knex.Transaction, workspaceId: string, jobId: string): Promise<boolean> {
   const n = await db('list_jobs').where({ id: jobId, workspace_id: workspaceId }).whereNot('status', 'uploading').delete();
   return n > 0;
 }
@@ -351,22 +352,6 @@ export async function readResults(db: Knex, jobId: string, fromRow: number, limi
 }
 
 /**
- * THE place a job event is written (job.completed, job.failed), in the transaction that finished
- * the job. The event feed's storage is being reworked (a feed table numbered by a sequencer): this
- * one function is what moves to it.
- */
-export async function recordJobEvent(
-  trx: Knex.Transaction,
-  event: { id: string; workspace_id: string; job_id: string; event: string; body: string },
-): Promise<void> {
-  await trx('list_job_events').insert(event);
-}
-
-export async function listJobEvents(db: Knex, workspaceId: string): Promise<{ id: string; job_id: string; event: string; body: string }[]> {
-  return db('list_job_events').select('id', 'job_id', 'event', 'body').where('workspace_id', workspaceId).orderBy('created_at');
-}
-
-/**
  * Withdrawal (domain/lake/suppression.ts): every stored result naming this person becomes
  * `unmatched`, its record, id, likelihood and evidence erased, and the jobs' counters follow.
  */
@@ -386,14 +371,15 @@ export async function forgetJobResultsAbout(trx: Knex.Transaction, recordId: str
   return Number(rows[0]?.n ?? 0);
 }
 
-/** Jobs past their retention, and uploads whose server died mid-upload (an hour old): deleted. */
-export async function deleteExpiredJobs(db: Knex, limit = 10): Promise<number> {
-  const { rowCount } = await db.raw<{ rowCount: number }>(
+/** Jobs past their retention, and uploads whose server died mid-upload (an hour old): deleted; their ids. */
+export async function deleteExpiredJobs(db: Knex | Knex.Transaction, limit = 10): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: { id: string }[] }>(
     `delete from list_jobs where id in (
-       select id from list_jobs where expires_at < now() or (status = 'uploading' and created_at < now() - interval '1 hour') limit ?)`,
+       select id from list_jobs where expires_at < now() or (status = 'uploading' and created_at < now() - interval '1 hour') limit ?)
+     returning id`,
     [limit],
   );
-  return rowCount ?? 0;
+  return rows.map((r) => r.id);
 }
 
 /** The completion webhook of a finished job, due now (in the transaction that finished it). */

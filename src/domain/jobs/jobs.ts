@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types';
+import { tombstoneJobEvents } from '../../db/repositories/eventFeed';
 import * as repo from '../../db/repositories/listJobs';
 import { notFound } from '../errors';
 import { listed, pageOf, type ListBody, type PageRequest } from '../paging';
@@ -82,7 +83,17 @@ export async function cancelJob(db: Knex, workspaceId: string, id: string): Prom
   return toJob(row);
 }
 
-/** Deletes the job, its stored upload rows and results. A running job is deleted too (its workers' commits find nothing). */
+/**
+ * Deletes the job, its stored upload rows and results. A running job is deleted too (its workers'
+ * commits find nothing). Its feed events become tombstones in the same transaction (listed no
+ * more; `after=` one of them still resumes), as a deleted monitor's.
+ */
 export async function deleteJob(db: Knex, workspaceId: string, id: string): Promise<void> {
-  if (!(await repo.deleteJob(db, workspaceId, id.toLowerCase()))) throw noSuchJob();
+  const jobId = id.toLowerCase();
+  const deleted = await db.transaction(async (trx) => {
+    if (!(await repo.deleteJob(trx, workspaceId, jobId))) return false;
+    await tombstoneJobEvents(trx, [jobId]);
+    return true;
+  });
+  if (!deleted) throw noSuchJob();
 }

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { insertFeedEvents, tombstoneJobEvents } from '../../db/repositories/eventFeed';
 import * as repo from '../../db/repositories/listJobs';
 import { bulkMatchPeople, type BulkMatchItem } from '../match/bulk';
 import { bulkEnrichPeople, type BulkItemOutcome } from '../people/bulk';
@@ -108,8 +109,10 @@ export async function resolveChunk(db: Knex, chunk: repo.ClaimedChunk): Promise<
 }
 
 /**
- * The event of a finished job (the contract's JobFinishedEvent), written in the transaction that
- * finished it: into the event feed, and as the completion webhook when the job has a webhook_url.
+ * THE place a job event is written (job.completed, job.failed; the contract's JobFinishedEvent):
+ * in the transaction that finished the job, into the workspace's event feed (a row owned by the
+ * job, no monitor; numbered by the feed's sequencer with every other event), and as the completion
+ * webhook when the job has a webhook_url. The body holds the job's id, status and counts only.
  */
 async function jobFinished(trx: Knex.Transaction, job: repo.FinishedJob): Promise<void> {
   const id = randomUUID();
@@ -121,7 +124,7 @@ async function jobFinished(trx: Knex.Transaction, job: repo.FinishedJob): Promis
     timestamp: String(Math.floor(Date.now() / 1000)),
     job: { status: job.status, rows_read: job.rows_read, matched: job.matched, unmatched: job.unmatched, failed: job.failed },
   });
-  await repo.recordJobEvent(trx, { id, workspace_id: job.workspace_id, job_id: job.id, event, body });
+  await insertFeedEvents(trx, [{ id, workspace_id: job.workspace_id, job_id: job.id, event, subject_id: null, body }]);
   if (job.webhook_url) await repo.insertJobDelivery(trx, { id, job_id: job.id, body });
 }
 
@@ -193,5 +196,12 @@ export async function workChunk(db: Knex, chunk: repo.ClaimedChunk, token: strin
 
 export const claimChunks = repo.claimChunks;
 export const releaseChunks = repo.releaseChunks;
-export const deleteExpiredJobs = repo.deleteExpiredJobs;
+/** The retention sweep: expired jobs are deleted, their feed events become tombstones (as DELETE /jobs/{id}). */
+export async function deleteExpiredJobs(db: Knex): Promise<number> {
+  return db.transaction(async (trx) => {
+    const ids = await repo.deleteExpiredJobs(trx);
+    await tombstoneJobEvents(trx, ids);
+    return ids.length;
+  });
+}
 export { LeaseLost } from '../../db/repositories/listJobs';

@@ -18,7 +18,8 @@ export type WebhookOperationId =
   | 'companyHqChanged'
   | 'companyIndustryChanged'
   | 'monitorTest'
-  | 'jobFinished';
+  | 'jobCompleted'
+  | 'jobFailed';
 
 /** operationIds of the operations the server answers (the contract's `paths`). */
 export type OperationId = Exclude<keyof operations, WebhookOperationId>;

@@ -4,7 +4,8 @@
  * claimed round robin, and the retention sweep deletes expired jobs with their rows; an upload
  * broken off mid-body leaves nothing.
  */
-import { claimChunks, deleteExpiredJobs } from '../../../src/db/repositories/listJobs';
+import { claimChunks } from '../../../src/db/repositories/listJobs';
+import { deleteExpiredJobs } from '../../../src/domain/jobs/work';
 import { upload, useJobsHarness } from '../../helpers/listJobs';
 
 const h = useJobsHarness({ chunkRows: 1 });
