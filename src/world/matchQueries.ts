@@ -20,40 +20,14 @@ import { Stream } from './support';
 import { COUNTRIES, type Country } from './tables';
 import { FORMAL_OF, LEGAL_SUFFIXES, MIDDLE_NAMES, NICKNAMES } from './names';
 import { withoutLegalForm } from './companies';
+import type { components } from '../../generated/types';
 import type { CompanyResult, PersonResult, World } from '.';
 
-/** The body of POST /person/match (contract: PersonMatchRequest). */
-export interface PersonMatchQuery {
-  name?: string;
-  first_name?: string;
-  last_name?: string;
-  company?: string;
-  company_domain?: string;
-  company_id?: string;
-  email?: string;
-  title?: string;
-  location?: string;
-  school?: string;
-  network_url?: string;
-  username?: string;
-  id?: string;
-  min_likelihood?: number;
-  candidates?: number;
-}
+/** The body of POST /person/match, as the contract types it. */
+export type PersonMatchQuery = components['schemas']['PersonMatchRequest'];
 
-/** The body of POST /company/match (contract: CompanyMatchRequest). */
-export interface CompanyMatchQuery {
-  domain?: string;
-  email?: string;
-  name?: string;
-  location?: string;
-  network_url?: string;
-  username?: string;
-  company_id?: string;
-  id?: string;
-  min_likelihood?: number;
-  candidates?: number;
-}
+/** The body of POST /company/match, as the contract types it. */
+export type CompanyMatchQuery = components['schemas']['CompanyMatchRequest'];
 
 export interface LabelledQuery<Q> {
   query: Q;
