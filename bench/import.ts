@@ -33,7 +33,8 @@ import { importFile, type ImportReport } from '../src/domain/lake/importer';
 import { defaultImportLanes } from '../src/domain/lake/lanes';
 import { recordValidator } from '../src/http/recordSchemas';
 import { writeWorldFiles } from '../src/world/seed';
-import { AS_OF, intArg, median, postgresSettingsLine, SEED } from './lib';
+import { writeRealisticPersonsFile } from '../src/world/realisticFile';
+import { AS_OF, intArg, median, postgresSettingsLine, SEED, stringArg } from './lib';
 import { statementTimingsFromEnv } from './statementTimings';
 import { NDJSON_COPY_OPTIONS } from '../src/db/repositories/staging';
 import { PERSON_COPY_TABLES } from '../src/db/repositories/personRecords';
@@ -41,6 +42,11 @@ import { rebuildSetAside, setAsideForLoad } from '../src/db/repositories/lakeInd
 
 const persons = intArg('persons', 10_000);
 const rounds = intArg('rounds', 3);
+/** Per cent of persons listed twice, and of lines invalid, in the realistic file. */
+const repeatShare = Number(stringArg('repeats') ?? 1);
+const invalidShare = Number(stringArg('invalid') ?? 0.1);
+/** 0: only the initial loads (the full-lake re-imports take as long again). */
+const reimports = intArg('reimports', 1);
 const adminUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const database = `enrich_bench_imp_${process.pid}`;
 
@@ -76,6 +82,7 @@ async function saveLakeRows(url: string, dir: string): Promise<Record<string, st
   client.on('error', () => undefined);
   await client.connect();
   const files: Record<string, string> = {};
+  await fs.promises.mkdir(dir, { recursive: true });
   try {
     for (const [name, target] of Object.entries(PERSON_COPY_TABLES)) {
       const [table, columns] = [target.slice(0, target.indexOf(' ')), target.slice(target.indexOf(' '))];
@@ -93,6 +100,7 @@ async function saveLakeRows(url: string, dir: string): Promise<Record<string, st
  * initial load does, COPY of the saved rows, the indexes and keys built again, ANALYZE.
  */
 async function ceilingCopy(knex: ReturnType<typeof createKnex>, url: string, files: Record<string, string>): Promise<number> {
+  // Returns the seconds it took.
   const client = new pg.Client({ connectionString: url });
   client.on('error', () => undefined);
   await client.connect();
@@ -107,7 +115,7 @@ async function ceilingCopy(knex: ReturnType<typeof createKnex>, url: string, fil
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const { rows } = await client.query<{ n: string }>('select count(*) as n from persons');
     if (Number(rows[0].n) !== persons) throw new Error(`ceiling copied ${rows[0].n} persons, expected ${persons}`);
-    return persons / seconds;
+    return seconds;
   } finally {
     await client.end();
   }
@@ -118,8 +126,15 @@ async function main(): Promise<void> {
   const timings = statementTimingsFromEnv();
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'enrich-bench-import-'));
   process.stderr.write(`writing ${persons} persons of the bench world (seed ${SEED}) to ${dir}\n`);
-  const world = await writeWorldFiles(dir, { persons, companies: Math.max(100, Math.round(persons / 10)), seed: SEED, asOf: AS_OF });
+  const worldOptions = { persons, companies: Math.max(100, Math.round(persons / 10)), seed: SEED, asOf: AS_OF };
+  const world = await writeWorldFiles(dir, worldOptions);
   const file = world.files.find((f) => f.endsWith('persons.ndjson'))!;
+  // The file people really have: the same persons, 1 % of them listed again further down (identical,
+  // re-verified or changed), 0.1 % invalid lines; plain and gzip (world/realisticFile.ts).
+  const realistic = { file: path.join(dir, 'persons.realistic.ndjson'), gzip: path.join(dir, 'persons.realistic.ndjson.gz') };
+  const noise = { ...worldOptions, repeatShare: repeatShare / 100, invalidShare: invalidShare / 100 };
+  const shape = await writeRealisticPersonsFile(realistic.file, noise);
+  await writeRealisticPersonsFile(realistic.gzip, { ...noise, gzip: true });
   await ensureDatabase(adminUrl, database);
   const url = dbUrl(database);
   const knex = createKnex(url, 8);
@@ -131,67 +146,108 @@ async function main(): Promise<void> {
     (await fs.promises.readFile(file, 'utf8')).replace(/"fetched_at":"([^"]+)"/g, (_m, at: string) => `"fetched_at":"${new Date(Date.parse(at) + 86_400_000).toISOString()}"`),
   );
   const lanes = defaultImportLanes();
-  const results = { anchor: [] as number[], ceiling: [] as number[], initial: [] as number[], later: [] as number[], unchanged: [] as number[] };
-  const run = async (label: string, initialLoad: boolean, opts: { lanes?: number; file?: string } = {}): Promise<number> => {
+  /** Seconds of each case per round; the ceilings are per file (the realistic file's final rows differ). */
+  const seconds: Record<string, number[]> = {};
+  const push = (key: string, value: number) => (seconds[key] ??= []).push(value);
+  const run = async (label: string, initialLoad: boolean, opts: { lanes?: number; file?: string; invalid?: number } = {}): Promise<{ seconds: number; lines: number }> => {
     const report: ImportReport = await importFile(knex, { kind: 'person', file: opts.file ?? file, validate, initialLoad, lanes: opts.lanes });
-    if (report.written !== persons || report.invalid) throw new Error(`${label}: ${JSON.stringify({ ...report, errors: report.errors.slice(0, 3) })}`);
-    const rate = persons / (report.elapsed_ms / 1000);
-    process.stderr.write(`  ${label}: ${Math.round(rate)} records/s (${report.elapsed_ms} ms)\n`);
-    return rate;
+    const stored = Number((await knex.raw<{ rows: { n: string }[] }>('select count(*) as n from persons')).rows[0].n);
+    if (stored !== persons || report.invalid !== (opts.invalid ?? 0) || !report.complete) {
+      throw new Error(`${label}: ${stored} persons stored; ${JSON.stringify({ ...report, errors: report.errors.slice(0, 3) })}`);
+    }
+    const took = report.elapsed_ms / 1000;
+    process.stderr.write(`  ${label}: ${Math.round(report.lines / took)} lines/s (${report.elapsed_ms} ms)\n`);
+    return { seconds: took, lines: report.lines };
   };
   const empty = async () => {
     await knex.raw('truncate persons, person_positions, person_educations, person_refresh, change_log cascade');
     await knex.raw('vacuum analyze persons, person_positions, person_educations, person_refresh');
   };
+  const lines: Record<string, number> = { clean: persons };
   try {
     await migrateLatest(knex);
     const settings = await postgresSettingsLine(url);
     const bytes = (await fs.promises.stat(file)).size;
     const loadBefore = os.loadavg();
-    // The rows the ceiling copies: those a first (untimed) initial load writes.
+    // The rows each ceiling copies: those a first (untimed) initial load of its file writes.
     await empty();
     await run('first initial load (saves the ceiling\'s rows, not counted)', true);
-    const rowFiles = await saveLakeRows(url, dir);
+    const rowFiles = { clean: await saveLakeRows(url, path.join(dir, 'clean')), realistic: {} as Record<string, string> };
+    await empty();
+    const first = await run('first initial load of the realistic file (saves its ceiling\'s rows, not counted)', true, { file: realistic.file, invalid: shape.invalid });
+    lines.realistic = first.lines;
+    const changeLog = Number((await knex.raw<{ rows: { n: string }[] }>('select count(*) as n from change_log')).rows[0].n);
+    rowFiles.realistic = await saveLakeRows(url, path.join(dir, 'realistic'));
+    const loads: Record<string, number[]> = {};
     for (let round = 1; round <= rounds; round += 1) {
-      process.stderr.write(`round ${round}/${rounds}\n`);
-      const ceiling = async () => {
+      process.stderr.write(`round ${round}/${rounds} (load average ${os.loadavg()[0]!.toFixed(1)})\n`);
+      loads[round] = [os.loadavg()[0]!];
+      const ceiling = async (name: 'clean' | 'realistic') => {
         await empty();
-        const rate = await ceilingCopy(knex, url, rowFiles);
-        process.stderr.write(`  ceiling COPY into the final tables: ${Math.round(rate)} records/s\n`);
-        results.ceiling.push(rate);
+        const took = await ceilingCopy(knex, url, rowFiles[name]);
+        process.stderr.write(`  ceiling COPY into the final tables (${name} file's rows): ${Math.round(persons / took)} persons/s (${Math.round(took * 1000)} ms)\n`);
+        push(`ceiling:${name}`, took);
       };
-      const initial = async () => {
+      const initial = async (name: string, target: string, invalid = 0) => {
         await empty();
-        results.initial.push(await run('empty lake (--initial-load)', true));
+        push(name, (await run(`empty lake (--initial-load), ${name}`, true, { file: target, invalid })).seconds);
       };
-      if (round % 2) (await ceiling(), await initial());
-      else (await initial(), await ceiling());
-      results.anchor.push(await anchorCopy(url, file));
-      await knex.raw('vacuum analyze persons, person_positions, person_educations, person_refresh');
-      results.unchanged.push(await run(`full lake, unchanged, ${lanes} lanes`, false, { lanes }));
-      await run(`full lake, new fetched_at, ${lanes} lanes (first half of the pair)`, false, { file: laterFile, lanes });
-      // Back to the first file's fetched_at: every record moved again.
-      results.later.push(await run(`full lake, fetched_at moved, ${lanes} lanes`, false, { lanes }));
+      // The ceiling and the loads of its file alternate which goes first.
+      const pairs: [() => Promise<void>, () => Promise<void>][] = [
+        [() => ceiling('clean'), () => initial('clean', file)],
+        [
+          () => ceiling('realistic'),
+          async () => {
+            await initial('realistic', realistic.file, shape.invalid);
+            await initial('realistic.gz', realistic.gzip, shape.invalid);
+          },
+        ],
+      ];
+      for (const [a, b] of pairs) {
+        if (round % 2) (await a(), await b());
+        else (await b(), await a());
+      }
+      if (reimports) {
+        await empty();
+        await run('(fills the lake for the re-imports, not counted)', true);
+        push('anchor', persons / (await anchorCopy(url, file)));
+        await knex.raw('vacuum analyze persons, person_positions, person_educations, person_refresh');
+        push('unchanged', (await run(`full lake, unchanged, ${lanes} lanes`, false, { lanes })).seconds);
+        await run(`full lake, new fetched_at, ${lanes} lanes (first half of the pair)`, false, { file: laterFile, lanes });
+        // Back to the first file's fetched_at: every record moved again.
+        push('later', (await run(`full lake, fetched_at moved, ${lanes} lanes`, false, { lanes })).seconds);
+      }
+      loads[round]!.push(os.loadavg()[0]!);
     }
-    const ceiling = median(results.ceiling);
-    const line = (label: string, values: number[], aim?: number) =>
-      `| ${label} | ${Math.round(median(values)).toLocaleString('en')} | ${(median(values) / ceiling).toFixed(2)} | ${aim ? `≥ ${aim.toFixed(1)}` : '–'} | ${values.map((v) => Math.round(v)).join(', ')} |`;
-    process.stdout.write(
-      [
-        `bench:import — ${persons.toLocaleString('en')} persons (${(bytes / 1e6).toFixed(0)} MB of NDJSON), ${rounds} rounds, medians, ${new Date().toISOString().slice(0, 10)}`,
-        `machine: ${os.cpus().length} cores, load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
-        settings,
-        '',
-        '| measure | records/s | ratio to the ceiling | aim | rounds |',
-        '|---|---|---|---|---|',
-        line('ceiling: COPY of the lake rows into the final tables, indexes and keys built after, ANALYZE', results.ceiling),
-        line('enrich import --initial-load, empty lake', results.initial, 0.8),
-        line(`enrich import, full lake, every fetched_at moved, ${lanes} lanes`, results.later, 0.5),
-        line(`enrich import, full lake, every record unchanged, ${lanes} lanes`, results.unchanged),
-        line('(anchor of earlier runs: COPY of the NDJSON into one jsonb column)', results.anchor),
-        '',
-      ].join('\n'),
-    );
+    /** Per round, the case's time against its ceiling's of the same round (the figure that survives a busy machine). */
+    const ratios = (key: string, ceilingKey: string) => seconds[key]!.map((s, i) => seconds[ceilingKey]![i]! / s);
+    const line = (label: string, key: string, n: number, ceilingKey?: string, aim?: number) => {
+      const rate = n / median(seconds[key]!);
+      const r = ceilingKey ? ratios(key, ceilingKey) : undefined;
+      return `| ${label} | ${Math.round(rate).toLocaleString('en')} | ${r ? median(r).toFixed(2) : '–'} | ${aim ? `≥ ${aim.toFixed(1)}` : '–'} | ${r ? r.map((v) => v.toFixed(2)).join(', ') : seconds[key]!.map((s) => Math.round(n / s)).join(', ')} |`;
+    };
+    const out = [
+      `bench:import — ${persons.toLocaleString('en')} persons (${(bytes / 1e6).toFixed(0)} MB of NDJSON), ${rounds} rounds, medians, ${new Date().toISOString().slice(0, 10)}`,
+      `machine: ${os.cpus().length} cores, load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; per round (1-min, start → end): ${Object.values(loads).map((l) => l.map((v) => v.toFixed(1)).join(' → ')).join(', ')}`,
+      settings,
+      `realistic file: ${lines.realistic!.toLocaleString('en')} lines = ${persons.toLocaleString('en')} persons + ${shape.identical} identical, ${shape.reverified} re-verified (fetched_at a day later) and ${shape.changed} changed repeats + ${shape.invalid} invalid lines; its load logs ${changeLog} changes`,
+      '',
+      '| measure | lines/s | ratio to its ceiling (time) | aim | per round |',
+      '|---|---|---|---|---|',
+      line('ceiling: COPY of the clean file\'s lake rows into the final tables, indexes and keys built after, ANALYZE', 'ceiling:clean', persons),
+      line('enrich import --initial-load, empty lake, clean file', 'clean', persons, 'ceiling:clean', 0.8),
+      line('ceiling: COPY of the realistic file\'s final lake rows, the same way', 'ceiling:realistic', persons),
+      line(`enrich import --initial-load, empty lake, realistic file (${repeatShare} % repeats, ${invalidShare} % invalid)`, 'realistic', lines.realistic!, 'ceiling:realistic', 0.8),
+      line('the same, gzip', 'realistic.gz', lines.realistic!, 'ceiling:realistic', 0.8),
+    ];
+    if (reimports) {
+      out.push(
+        line(`enrich import, full lake, every fetched_at moved, ${lanes} lanes`, 'later', persons, 'ceiling:clean', 0.5),
+        line(`enrich import, full lake, every record unchanged, ${lanes} lanes`, 'unchanged', persons, 'ceiling:clean'),
+        line('(anchor of earlier runs: COPY of the NDJSON into one jsonb column)', 'anchor', persons, 'ceiling:clean'),
+      );
+    }
+    process.stdout.write(`${out.join('\n')}\n`);
     timings?.print(30);
   } finally {
     await knex.destroy();

@@ -317,6 +317,24 @@ export async function vacuumPersons(db: Knex): Promise<void> {
   await db.raw('vacuum persons, person_positions, person_educations');
 }
 
+/**
+ * Which of `ids` (lower-case UUIDs) and `usernames` (stored form) a stored person holds: the unique
+ * keys a COPY of new persons would meet (initial load, writer.ts loadRecords). One statement on the
+ * primary key and the username's unique index (both kept during an initial load).
+ */
+export async function storedPersonKeys(
+  trx: Knex.Transaction,
+  ids: readonly string[],
+  usernames: readonly string[],
+): Promise<{ ids: Set<string>; usernames: Set<string> }> {
+  if (!ids.length && !usernames.length) return { ids: new Set(), usernames: new Set() };
+  const { rows } = await trx.raw<{ rows: { id: string; username: string }[] }>(
+    'select id::text as id, username from persons where id = any(?::uuid[]) or username = any(?::text[])',
+    [ids as string[], usernames as string[]],
+  );
+  return { ids: new Set(rows.map((r) => r.id)), usernames: new Set(rows.map((r) => r.username)) };
+}
+
 /** The typed rows of new persons, as lines of COPY's text format (domain/lake/write/rows.ts). */
 export interface PersonCopyRows {
   persons: readonly string[];

@@ -37,6 +37,7 @@ import {
 import { storedIdentities } from '../../db/repositories/lakeIdentities';
 import { loadRecords, prepareRecord, writeRecords, type PreparedRecord, type WriteOutcome } from './write/writer';
 import { defaultImportLanes, lookupKeys, recordIdentifiers, splitIntoLanes } from './lanes';
+import { SeenKeys } from './write/seenKeys';
 
 export interface ImportProgress {
   lines: number;
@@ -261,6 +262,8 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
   // --strict writes everything in one transaction, so an invalid line anywhere leaves nothing behind;
   // so does an initial load, whose indexes are rebuilt before it commits.
   const trx = options.strict || options.initialLoad ? await db.transaction() : undefined;
+  // The keys an initial load has written (it starts on an empty lake, locked for the whole load).
+  const seen = options.initialLoad ? new SeenKeys() : undefined;
   let rebuildIndexes: (() => Promise<void>) | undefined;
   const report: ImportReport = {
     kind: options.kind,
@@ -301,7 +304,9 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
       // An initial load writes new records as typed rows by COPY (writer.ts loadRecords).
       const outcome = trx
         ? await trx.transaction((savepoint) =>
-            (options.initialLoad ? loadRecords : writeRecords)(savepoint, options.kind, batch.map((p) => p.record) as never),
+            options.initialLoad
+              ? loadRecords(savepoint, options.kind, batch.map((p) => p.record) as never, {}, undefined, seen)
+              : writeRecords(savepoint, options.kind, batch.map((p) => p.record) as never),
           )
         : await writeRecords(db, options.kind, batch.map((p) => p.record) as never);
       count(outcome);
@@ -471,6 +476,10 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
     checkpoint = (await findImportCheckpoint<CommittedReport>(db, kind))!;
   }
   const setAside = checkpoint.set_aside;
+  // The keys this load has written, so that a record not among them goes by COPY without a lookup
+  // (writer.ts loadRecords). A resumed load does not know what was written before the crash: it
+  // looks every record up instead.
+  const seen = options.resume ? undefined : new SeenKeys();
   let committed: CommittedReport = checkpoint.report;
   let offset = checkpoint.byte_offset;
   const writtenBefore = committed.written;
@@ -484,7 +493,7 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
     if (!batch.length) return;
     try {
       const prepared = new Map(batch.map((p) => [p.record, p.prepared!] as const));
-      outcome.push(await trx.transaction((savepoint) => loadRecords(savepoint, kind, batch.map((p) => p.record) as never, {}, prepared as never)));
+      outcome.push(await trx.transaction((savepoint) => loadRecords(savepoint, kind, batch.map((p) => p.record) as never, {}, prepared as never, seen)));
     } catch (err) {
       if (!isDataError(err)) throw err;
       if (batch.length === 1) {

@@ -13,6 +13,7 @@ import {
   applyPersonSqlRules,
   copyNewPersons,
   lockStoredPersons,
+  storedPersonKeys,
   touchPersons,
   upsertPersons,
   type StoredRow,
@@ -27,6 +28,7 @@ import { anySuppressions, insertSuppressions, suppressedDigests } from '../../..
 import { recordChanges, type ChangeOrigin } from './changes';
 import { diffRecords, isSameRecord, type ChangeEntry } from './diff';
 import { reverification, type Reverification } from './splice';
+import type { SeenKeys } from './seenKeys';
 import type { TouchRow } from '../../../db/repositories/lakeTables';
 import { storedCompanyId } from '../../../model/identifiers';
 import { normalizeIdentifier } from '../identifiers';
@@ -277,13 +279,18 @@ function sameAsStored(stored: { id: string; record: string }, next: AnyRecord, n
 
 /**
  * The write of an initial load (importer.ts, `enrich import --initial-load`), in the caller's
- * transaction: the same outcome as writeRecords, by the shortest path when it can. Persons none of
- * whose identities is stored yet (the usual case in a lake being loaded) go as typed rows
- * (rows.ts) by COPY straight into the final tables, in a savepoint; when one of them turns out to
- * be stored already (a record repeated further down the file: a unique violation), a value is
- * refused by a column, a record cannot be derived, or the layout is the distributed one, the batch
- * is written by writeRecords instead, which diffs, logs the change and isolates a bad record as
- * any import does. Records of one batch are deduped and withdrawn subjects refused first, as there.
+ * transaction: the same outcome as writeRecords, by the shortest path when it can. The batch is
+ * deduped first (a later line wins, as there). Its persons none of whose identities (id, username)
+ * is stored yet (the usual case in a lake being loaded) go as typed rows (rows.ts) by COPY straight
+ * into the final tables, in a savepoint; those already stored (a person repeated in the file in an
+ * earlier chunk) go through writeRecords, which diffs them against the stored copy, moves only
+ * `fetched_at` of an identical one and logs the change of a changed one, as any import does. So a
+ * repeat costs about what one record costs, not its batch. Which records are stored is asked of the
+ * database for the records `seen` may hold (SeenKeys: the keys this load has written), or for
+ * every record when there is no such filter (a resumed load). When the COPY still meets a stored
+ * key (a record written meanwhile by someone else), a value is refused by a column, a record cannot
+ * be derived, or the layout is the distributed one, the whole batch is written by writeRecords
+ * instead, which isolates a bad record as any import does. Withdrawn subjects are refused first.
  * Companies go through writeRecords (their search words are a tsvector PostgreSQL builds).
  */
 export async function loadRecords<K extends LakeKind>(
@@ -292,31 +299,68 @@ export async function loadRecords<K extends LakeKind>(
   records: readonly LakeRecord<K>[],
   options: WriteOptions = {},
   prepared?: ReadonlyMap<LakeRecord<K>, PreparedRecord>,
+  seen?: SeenKeys,
 ): Promise<WriteOutcome> {
   if (kind !== 'person' || !records.length || (await hasIdentifierTable(trx))) return writeRecords(trx, kind, records, options);
   const survivors = lastWins(kind, records as readonly AnyRecord[]);
+  const outcome = await loadPersons(trx, records as readonly PersonRecord[], survivors as PersonRecord[], options, prepared as never, seen);
+  // Once written, the batch's keys join the load's filter, whichever way they went (a key added
+  // for a record not written only costs a lookup later; a key missing would cost a fallback).
+  if (seen) {
+    for (const r of survivors) {
+      seen.add(idKey(r));
+      seen.add(usernameKey(r));
+    }
+  }
+  return outcome;
+}
+
+/** loadRecords of persons, `survivors` the batch deduped (lastWins). */
+async function loadPersons(
+  trx: Knex.Transaction,
+  records: readonly PersonRecord[],
+  survivors: readonly PersonRecord[],
+  options: WriteOptions,
+  prepared: ReadonlyMap<PersonRecord, PreparedRecord> | undefined,
+  seen: SeenKeys | undefined,
+): Promise<WriteOutcome> {
+  const stored = new Map<string, string>();
+  const unique: PersonRecord[] = [];
+  const rowsOf = new Map<PersonRecord, PersonRows>();
+  /** The record as read of each normalized one: writeRecords takes records as read. */
+  const originalOf = new Map<PersonRecord, PersonRecord>();
+  for (const original of survivors) {
+    const ready = prepared?.get(original) ?? prepareRecord('person', original);
+    if (!ready.rows) return writeRecords(trx, 'person', records, options);
+    const record = ready.record as PersonRecord;
+    unique.push(record);
+    originalOf.set(record, original);
+    stored.set(record.id.toLowerCase(), ready.text);
+    rowsOf.set(record, ready.rows);
+  }
+  // Persons already stored, by either key: asked of the database only for those the filter may
+  // hold (all of them without a filter). An id PostgreSQL would refuse as a UUID sends the batch to
+  // writeRecords, which isolates that record as before.
+  const asked = seen ? unique.filter((r) => seen.mayHave(idKey(r)) || seen.mayHave(usernameKey(r))) : unique;
+  if (asked.some((r) => !UUID.test(r.id))) return writeRecords(trx, 'person', records, options);
+  const found = asked.length
+    ? await storedPersonKeys(trx, asked.map((r) => r.id.toLowerCase()), asked.map(storedUsername))
+    : { ids: new Set<string>(), usernames: new Set<string>() };
+  const isStored = (r: PersonRecord) => found.ids.has(r.id.toLowerCase()) || found.usernames.has(storedUsername(r));
+  const repeats = found.ids.size || found.usernames.size ? unique.filter(isStored) : [];
+  const fresh = repeats.length ? unique.filter((r) => !isStored(r)) : unique;
+  // Withdrawn subjects among the new ones, read before anything of the batch is written (as
+  // writeRecords reads them for its whole batch). Digests (a SHA-256 per identifier) only when
+  // some record has been withdrawn at all.
+  const digestsOf = (r: PersonRecord) => personDigests(r);
+  const blocked = fresh.length && (await anySuppressions(trx)) ? await suppressedDigests(trx, fresh.flatMap(digestsOf)) : new Set<string>();
+  const refused = blocked.size ? fresh.filter((r) => digestsOf(r).some((d) => blocked.has(d))) : [];
+  const allowed = refused.length ? fresh.filter((r) => !refused.includes(r)) : fresh;
   const persons: string[] = [];
   const positions: string[] = [];
   const educations: string[] = [];
   const refresh: string[] = [];
   const sqlRules: string[] = [];
-  const stored = new Map<string, string>();
-  const unique: PersonRecord[] = [];
-  const rowsOf = new Map<PersonRecord, PersonRows>();
-  for (const original of survivors) {
-    const ready = prepared?.get(original as LakeRecord<K>) ?? prepareRecord(kind, original);
-    if (!ready.rows) return writeRecords(trx, kind, records, options);
-    const record = ready.record as PersonRecord;
-    unique.push(record);
-    stored.set(record.id.toLowerCase(), ready.text);
-    rowsOf.set(record, ready.rows);
-  }
-  // Digests (a SHA-256 per identifier) only when some record has been withdrawn at all.
-  const digestsOf = (r: PersonRecord) => personDigests(r);
-  const blocked = (await anySuppressions(trx)) ? await suppressedDigests(trx, unique.flatMap(digestsOf)) : new Set<string>();
-  const refused = blocked.size ? unique.filter((r) => digestsOf(r).some((d) => blocked.has(d))) : [];
-  if (refused.length) await insertSuppressions(trx, kind, refused.flatMap(digestsOf));
-  const allowed = refused.length ? unique.filter((r) => !refused.includes(r)) : unique;
   for (const record of allowed) {
     const rows = rowsOf.get(record)!;
     persons.push(rows.person);
@@ -325,18 +369,25 @@ export async function loadRecords<K extends LakeKind>(
     refresh.push(rows.refresh);
     if (rows.sqlRules) sqlRules.push(record.id);
   }
-  for (const r of refused) stored.delete(r.id.toLowerCase());
+  for (const r of [...refused, ...repeats]) stored.delete(r.id.toLowerCase());
+  let again: WriteOutcome | undefined;
   try {
+    // One savepoint: when the COPY meets a stored key after all, or a value is refused, none of
+    // the batch stays written and writeRecords writes all of it, exactly as before.
     await trx.transaction(async (savepoint) => {
+      // The repeats first: they share no key with the new ones (deduped above), so the order of
+      // the two groups changes no row; writeRecords diffs them and logs their changes in file order.
+      if (repeats.length) again = await writeRecords(savepoint, 'person', repeats.map((r) => originalOf.get(r)!), options);
+      if (refused.length) await insertSuppressions(savepoint, 'person', refused.flatMap(digestsOf));
       await copyNewPersons(savepoint, { persons, positions, educations, refresh });
       await applyPersonSqlRules(savepoint, sqlRules);
     });
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     if (classifyDatabaseError(err) !== 'invalid_input' && !(typeof code === 'string' && code.startsWith('23'))) throw err;
-    return writeRecords(trx, kind, records, options);
+    return writeRecords(trx, 'person', records, options);
   }
-  return {
+  const copied: WriteOutcome = {
     written: allowed.length,
     unchanged: 0,
     withdrawn: refused.length,
@@ -346,7 +397,14 @@ export async function loadRecords<K extends LakeKind>(
     changes: [],
     stored,
   };
+  return again ? addOutcomes(copied, again) : copied;
 }
+
+/** A person's keys in a load's SeenKeys. */
+const idKey = (r: AnyRecord) => `i:${r.id.toLowerCase()}`;
+const usernameKey = (r: AnyRecord) => `u:${storedUsername(r)}`;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A record as an initial load writes it: normalized, its stored text, its typed rows (persons). */
 export interface PreparedRecord {
