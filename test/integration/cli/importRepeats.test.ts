@@ -1,0 +1,185 @@
+/**
+ * `enrich import --initial-load` of a file that lists persons more than once (issue 35): a person
+ * already stored by an earlier chunk goes through the writer alone while the rest of its chunk still
+ * goes by COPY, and the result is exactly what the writer gives for the whole file: the lake, the
+ * change log, the withdrawals and the report equal those of a plain import of the same file on one
+ * lane with the same batch size (the writer's path for every batch). A repeat with the same content
+ * logs nothing; one with a changed content logs its change once, and the later line wins; within a
+ * chunk and across chunks, plain and gzip. The repeat costs one record's write, not its chunk's:
+ * the writer's upsert receives only the repeated persons.
+ */
+import type { Knex } from 'knex';
+import { suppress } from '../../../src/domain/lake/suppression';
+import { importFile } from '../../../src/domain/lake/importer';
+import { recordValidator } from '../../../src/http/recordSchemas';
+import { createWorld } from '../../../src/world';
+import { writeRealisticPersonsFile } from '../../../src/world/realisticFile';
+import type { PersonRecord } from '../../../src/model/records';
+import { enrichWith } from '../../helpers/cli';
+import { useLakeWorld } from '../../helpers/lakeWorld';
+import { useNdjsonFiles } from '../../helpers/ndjson';
+import { personRecord, SERVED_RECORD } from '../../helpers/lakeRecords';
+import path from 'node:path';
+
+const loaded = useLakeWorld();
+const plain = useLakeWorld();
+const { dir, file } = useNdjsonFiles('enrich-import-repeats');
+
+const SNAPSHOT: Record<string, string> = {
+  persons: `select id, username, network_id, network_urn, full_name, current_title, current_company, current_company_id,
+      current_company_industry, seniority, geo_country_code, geo_city, current_started_on, fetched_at, skills,
+      previous_company_id, previous_company, changed_employer, ${SERVED_RECORD} as record from persons`,
+  person_positions: 'select * from person_positions',
+  person_educations: 'select * from person_educations',
+  person_refresh: 'select person_id, checked_at, lease_token, lease_until, watchers from person_refresh',
+  change_log: 'select kind, subject_id, event, diff, origin, redacted_at from change_log',
+  suppressions: 'select digest, kind from suppressions',
+};
+
+async function snapshot(db: Knex): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const [name, sql] of Object.entries(SNAPSHOT)) {
+    const { rows } = await db.raw<{ rows: { row: string }[] }>(`select t::text as row from (${sql}) t order by 1`);
+    out[name] = rows.map((r) => r.row);
+  }
+  return out;
+}
+
+async function clear(db: Knex): Promise<void> {
+  await db.raw('truncate persons, person_positions, person_educations, person_refresh, change_log, suppressions cascade');
+}
+
+const report = (stdout: string) => {
+  const { elapsed_ms: _e, records_per_second: _r, file: _f, ...rest } = JSON.parse(stdout) as Record<string, unknown>;
+  return rest;
+};
+
+const count = async (db: Knex, sql: string, bindings: string[] = []) =>
+  Number((await db.raw<{ rows: { n: string }[] }>(sql, bindings)).rows[0].n);
+
+const DAY_MS = 86_400_000;
+const later = (p: PersonRecord, days = 1) => new Date(Date.parse(p.fetched_at) + days * DAY_MS).toISOString();
+const promoted = (p: PersonRecord, title = 'promoted') => ({ ...p, current_title: `${p.current_title ?? 'Staff'} (${title})`, fetched_at: later(p) });
+
+/**
+ * 200 persons in chunks of 40 records, repeated every way: identical, re-verified (only fetched_at
+ * moved) and changed, each within a chunk and in a later chunk; a person stored by an earlier chunk
+ * twice in a later one (the last line wins, one change from the stored copy); a new id taking over
+ * a stored username; a withdrawn person; invalid lines.
+ */
+function lines(withdrawn: PersonRecord): unknown[] {
+  const world = createWorld({ persons: 200, companies: 20, seed: 35, asOf: new Date('2026-11-01T00:00:00Z') });
+  const p = Array.from({ length: world.persons }, (_, i) => world.person(i) as PersonRecord);
+  const takeover = personRecord({ username: p[5]!.username });
+  return [
+    ...p.slice(0, 20),
+    p[3], // identical, same chunk
+    { ...p[4]!, fetched_at: later(p[4]!) }, // re-verified, same chunk
+    promoted(p[6]!), // changed, same chunk (neither copy stored yet: nothing to log)
+    ...p.slice(20, 60),
+    '{"not": "a person"}',
+    p[1], // identical, a later chunk
+    { ...p[2]!, fetched_at: later(p[2]!) }, // re-verified, a later chunk
+    promoted(p[7]!), // changed, a later chunk: logged
+    withdrawn,
+    ...p.slice(60, 120),
+    promoted(p[8]!, 'first'), // stored earlier, twice in one later chunk: the last wins
+    'not json at all',
+    promoted(p[8]!, 'second'),
+    takeover, // a new id with a stored username: replaces that person
+    ...p.slice(120),
+    promoted(p[150]!), // changed, a later chunk
+  ];
+}
+
+describe('enrich import --initial-load, persons repeated in the file', () => {
+  it.each([
+    ['plain', false],
+    ['gzip', true],
+  ])('%s: the same lake, change log and report as the writer gives for the whole file', async (_name, gzip) => {
+    await clear(loaded.h.knex);
+    await clear(plain.h.knex);
+    const withdrawn = personRecord();
+    for (const db of [loaded.h.knex, plain.h.knex]) await suppress(db, 'person', { by: 'username', value: withdrawn.username });
+    const input = file(lines(withdrawn), gzip);
+
+    const initial = await enrichWith({ DATABASE_URL: loaded.url }, 'import', 'persons', input, '--initial-load', '--batch-size', '40', '--json');
+    const reference = await enrichWith({ DATABASE_URL: plain.url }, 'import', 'persons', input, '--batch-size', '40', '--lanes', '1', '--json');
+    expect(reference.code).toBe(2);
+    expect(initial.code).toBe(2);
+    expect(report(initial.stdout)).toEqual(report(reference.stdout));
+    expect(report(initial.stdout)).toMatchObject({ invalid: 2, withdrawn: 1, complete: true });
+
+    const a = await snapshot(loaded.h.knex);
+    const b = await snapshot(plain.h.knex);
+    for (const name of Object.keys(SNAPSHOT)) expect({ name, rows: a[name] }).toEqual({ name, rows: b[name] });
+    expect(a.persons).toHaveLength(200); // the takeover replaced p[5]
+
+    // What that means, spelled out on the loaded lake.
+    const world = createWorld({ persons: 200, companies: 20, seed: 35, asOf: new Date('2026-11-01T00:00:00Z') });
+    const p = (i: number) => world.person(i) as PersonRecord;
+    const changes = (id: string) => count(loaded.h.knex, 'select count(*) as n from change_log where subject_id = ?', [id]);
+    const served = async (id: string) => (await loaded.h.get(`/api/v1/person?id=${id}`, loaded.key)).body.data as PersonRecord;
+    // Identical and re-verified repeats log nothing; the re-verified one serves the later fetched_at.
+    for (const i of [1, 2, 3, 4, 6]) expect(await changes(p(i).id)).toBe(0);
+    expect((await served(p(2).id)).fetched_at).toBe(later(p(2)));
+    // A changed repeat in a later chunk logs its change once; the later line wins.
+    for (const i of [7, 150]) {
+      expect(await count(loaded.h.knex, "select count(*) as n from change_log where subject_id = ? and event = 'person.title_changed'", [p(i).id])).toBe(1);
+      expect((await served(p(i).id)).current_title).toMatch(/\(promoted\)$/);
+    }
+    // Twice in one later chunk: one change, from the stored copy to the last line.
+    expect(await changes(p(8).id)).toBe(1);
+    expect((await served(p(8).id)).current_title).toMatch(/\(second\)$/);
+    expect((await served(p(6).id)).current_title).toMatch(/\(promoted\)$/);
+  });
+
+  it('the writer receives only the repeated persons, the rest of their chunk goes by COPY', async () => {
+    await clear(loaded.h.knex);
+    const world = createWorld({ persons: 120, companies: 12, seed: 36, asOf: new Date('2026-11-01T00:00:00Z') });
+    const p = Array.from({ length: world.persons }, (_, i) => world.person(i) as PersonRecord);
+    // Chunks of 40: the second and third each hold two persons of the first, one changed.
+    const input = file([...p.slice(0, 40), p[0], promoted(p[1]!), ...p.slice(40, 78), p[2], promoted(p[3]!), ...p.slice(78)]);
+    /** Records in each of the writer's upserts of persons (its JSON parameter: fewer than 50 records). */
+    const upserted: number[] = [];
+    const listen = (q: { sql: string; bindings?: unknown[] }) => {
+      if (/insert into persons/.test(q.sql) && /on conflict \(id\) do update/.test(q.sql)) {
+        upserted.push(typeof q.bindings?.[0] === 'string' ? (JSON.parse(q.bindings[0]) as unknown[]).length : -1);
+      }
+    };
+    loaded.h.knex.on('query', listen);
+    try {
+      const result = await importFile(loaded.h.knex, {
+        kind: 'person',
+        file: input,
+        validate: recordValidator('PersonResult'),
+        initialLoad: true,
+        batchSize: 40,
+      });
+      expect(result).toMatchObject({ lines: 124, written: 124, invalid: 0, duplicates: 0 });
+    } finally {
+      loaded.h.knex.off('query', listen);
+    }
+    expect(upserted).toEqual([1, 1]); // the changed repeat of each chunk (the identical one only moves fetched_at)
+    expect(await count(loaded.h.knex, 'select count(*) as n from persons')).toBe(120);
+    expect(await count(loaded.h.knex, "select count(*) as n from change_log where event = 'person.title_changed'")).toBe(2);
+  });
+
+  it('the bench\'s realistic file (1 % repeats, 0.1 % invalid): the same lake and change log as the writer gives', async () => {
+    await clear(loaded.h.knex);
+    await clear(plain.h.knex);
+    const input = path.join(dir, 'realistic.ndjson.gz');
+    const shape = await writeRealisticPersonsFile(input, {
+      persons: 1500, companies: 50, seed: 37, asOf: new Date('2026-11-01T00:00:00Z'), repeatShare: 0.02, invalidShare: 0.002, gzip: true,
+    });
+    expect(shape.identical + shape.reverified + shape.changed).toBeGreaterThan(15);
+    const initial = await enrichWith({ DATABASE_URL: loaded.url }, 'import', 'persons', input, '--initial-load', '--batch-size', '200', '--json');
+    const reference = await enrichWith({ DATABASE_URL: plain.url }, 'import', 'persons', input, '--batch-size', '200', '--lanes', '1', '--json');
+    expect(report(initial.stdout)).toEqual(report(reference.stdout));
+    expect(report(initial.stdout)).toMatchObject({ lines: shape.lines, invalid: shape.invalid });
+    const a = await snapshot(loaded.h.knex);
+    expect(a).toEqual(await snapshot(plain.h.knex));
+    expect(a.persons).toHaveLength(1500);
+    expect(a.change_log.length).toBeGreaterThan(0);
+  });
+});
