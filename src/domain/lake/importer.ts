@@ -28,11 +28,10 @@ import type { LakeKind } from '../../model/records';
 import { analyzeLake, rebuildSetAside, setAsideForLoad, setAsideSecondaryIndexes } from '../../db/repositories/lakeIndexes';
 import {
   advanceImportCheckpoint,
-  commitChunkWithoutFlush,
+  beginChunk,
   deleteImportCheckpoint,
   findImportCheckpoint,
   insertImportCheckpoint,
-  lockImportCheckpoint,
 } from '../../db/repositories/importCheckpoints';
 import { storedIdentities } from '../../db/repositories/lakeIdentities';
 import { loadRecords, prepareRecord, writeRecords, type PreparedRecord, type WriteOutcome } from './write/writer';
@@ -303,11 +302,10 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
     try {
       // An initial load writes new records as typed rows by COPY (writer.ts loadRecords).
       const outcome = trx
-        ? await trx.transaction((savepoint) =>
-            options.initialLoad
-              ? loadRecords(savepoint, options.kind, batch.map((p) => p.record) as never, {}, undefined, seen)
-              : writeRecords(savepoint, options.kind, batch.map((p) => p.record) as never),
-          )
+        ? options.initialLoad
+          ? // loadRecords writes in savepoints of its own (a refused batch leaves trx usable).
+            await loadRecords(trx, options.kind, batch.map((p) => p.record) as never, {}, undefined, seen)
+          : await trx.transaction((savepoint) => writeRecords(savepoint, options.kind, batch.map((p) => p.record) as never))
         : await writeRecords(db, options.kind, batch.map((p) => p.record) as never);
       count(outcome);
       // checkLine already refused such lines; the writer's own check (text.ts) is the same rule.
@@ -488,12 +486,13 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
   const progress = () =>
     options.onProgress?.({ lines: linesRead, written: committed.written, invalid: committed.invalid, bytesRead: bytesRead(), totalBytes });
 
-  /** Writes a batch; a batch the database refuses for its data is written again in halves (savepoints). */
+  /** Writes a batch; a batch the database refuses for its data is written again in halves. */
   const write = async (trx: Knex.Transaction, batch: Pending[], outcome: WriteOutcome[], refuse: (invalid: InvalidLine) => void): Promise<void> => {
     if (!batch.length) return;
     try {
       const prepared = new Map(batch.map((p) => [p.record, p.prepared!] as const));
-      outcome.push(await trx.transaction((savepoint) => loadRecords(savepoint, kind, batch.map((p) => p.record) as never, {}, prepared as never, seen)));
+      // loadRecords writes in savepoints of its own: a batch refused for its data leaves trx usable.
+      outcome.push(await loadRecords(trx, kind, batch.map((p) => p.record) as never, {}, prepared as never, seen));
     } catch (err) {
       if (!isDataError(err)) throw err;
       if (batch.length === 1) {
@@ -508,9 +507,9 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
 
   const commit = async (chunk: Chunk): Promise<void> => {
     const next = await db.transaction(async (trx) => {
-      // The checkpoint commits with the chunk, so no wait for the WAL flush (importCheckpoints.ts).
-      await commitChunkWithoutFlush(trx);
-      const held = await lockImportCheckpoint(trx, kind);
+      // The checkpoint commits with the chunk, so no wait for the WAL flush; and it is locked
+      // (importCheckpoints.ts beginChunk: both in one round trip).
+      const held = await beginChunk(trx, kind);
       if (!held || held.byte_offset !== offset) {
         throw validationError(`--initial-load: another import is loading ${kind} records from this checkpoint; stopped`);
       }

@@ -65,12 +65,15 @@ const promoted = (p: PersonRecord, title = 'promoted') => ({ ...p, current_title
  * 200 persons in chunks of 40 records, repeated every way: identical, re-verified (only fetched_at
  * moved) and changed, each within a chunk and in a later chunk; a person stored by an earlier chunk
  * twice in a later one (the last line wins, one change from the stored copy); a new id taking over
- * a stored username; a withdrawn person; invalid lines.
+ * a stored username; a withdrawn person; invalid lines; a record the database refuses for a value.
  */
 function lines(withdrawn: PersonRecord): unknown[] {
   const world = createWorld({ persons: 200, companies: 20, seed: 35, asOf: new Date('2026-11-01T00:00:00Z') });
   const p = Array.from({ length: world.persons }, (_, i) => world.person(i) as PersonRecord);
   const takeover = personRecord({ username: p[5]!.username });
+  // A value the database refuses (beyond int4): that line is reported, the rest of its chunk written.
+  const withPosition = p.find((x) => x.positions.length)!;
+  const refused = { ...personRecord(), positions: [{ ...withPosition.positions[0]!, startYear: 3_000_000_000 }] };
   return [
     ...p.slice(0, 20),
     p[3], // identical, same chunk
@@ -82,6 +85,7 @@ function lines(withdrawn: PersonRecord): unknown[] {
     { ...p[2]!, fetched_at: later(p[2]!) }, // re-verified, a later chunk
     promoted(p[7]!), // changed, a later chunk: logged
     withdrawn,
+    refused,
     ...p.slice(60, 120),
     promoted(p[8]!, 'first'), // stored earlier, twice in one later chunk: the last wins
     'not json at all',
@@ -108,7 +112,8 @@ describe('enrich import --initial-load, persons repeated in the file', () => {
     expect(reference.code).toBe(2);
     expect(initial.code).toBe(2);
     expect(report(initial.stdout)).toEqual(report(reference.stdout));
-    expect(report(initial.stdout)).toMatchObject({ invalid: 2, withdrawn: 1, complete: true });
+    expect(report(initial.stdout)).toMatchObject({ invalid: 3, withdrawn: 1, complete: true });
+    expect(JSON.stringify(JSON.parse(initial.stdout).errors)).toMatch(/the database cannot store this record/);
 
     const a = await snapshot(loaded.h.knex);
     const b = await snapshot(plain.h.knex);

@@ -292,6 +292,9 @@ function sameAsStored(stored: { id: string; record: string }, next: AnyRecord, n
  * be derived, or the layout is the distributed one, the whole batch is written by writeRecords
  * instead, which isolates a bad record as any import does. Withdrawn subjects are refused first.
  * Companies go through writeRecords (their search words are a tsvector PostgreSQL builds).
+ * Everything it writes is in a savepoint of its own, and what it reads outside one cannot be
+ * refused for its data (ids are checked as UUIDs first): when the database refuses the batch for a
+ * value, the error comes out with `trx` still usable and nothing of the batch written.
  */
 export async function loadRecords<K extends LakeKind>(
   trx: Knex.Transaction,
@@ -301,7 +304,7 @@ export async function loadRecords<K extends LakeKind>(
   prepared?: ReadonlyMap<LakeRecord<K>, PreparedRecord>,
   seen?: SeenKeys,
 ): Promise<WriteOutcome> {
-  if (kind !== 'person' || !records.length || (await hasIdentifierTable(trx))) return writeRecords(trx, kind, records, options);
+  if (kind !== 'person' || !records.length || (await hasIdentifierTable(trx))) return writeInSavepoint(trx, kind, records, options);
   const survivors = lastWins(kind, records as readonly AnyRecord[]);
   const outcome = await loadPersons(trx, records as readonly PersonRecord[], survivors as PersonRecord[], options, prepared as never, seen);
   // Once written, the batch's keys join the load's filter, whichever way they went (a key added
@@ -331,7 +334,7 @@ async function loadPersons(
   const originalOf = new Map<PersonRecord, PersonRecord>();
   for (const original of survivors) {
     const ready = prepared?.get(original) ?? prepareRecord('person', original);
-    if (!ready.rows) return writeRecords(trx, 'person', records, options);
+    if (!ready.rows) return writeInSavepoint(trx, 'person', records, options);
     const record = ready.record as PersonRecord;
     unique.push(record);
     originalOf.set(record, original);
@@ -342,7 +345,7 @@ async function loadPersons(
   // hold (all of them without a filter). An id PostgreSQL would refuse as a UUID sends the batch to
   // writeRecords, which isolates that record as before.
   const asked = seen ? unique.filter((r) => seen.mayHave(idKey(r)) || seen.mayHave(usernameKey(r))) : unique;
-  if (asked.some((r) => !UUID.test(r.id))) return writeRecords(trx, 'person', records, options);
+  if (asked.some((r) => !UUID.test(r.id))) return writeInSavepoint(trx, 'person', records, options);
   const found = asked.length
     ? await storedPersonKeys(trx, asked.map((r) => r.id.toLowerCase()), asked.map(storedUsername))
     : { ids: new Set<string>(), usernames: new Set<string>() };
@@ -385,7 +388,7 @@ async function loadPersons(
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     if (classifyDatabaseError(err) !== 'invalid_input' && !(typeof code === 'string' && code.startsWith('23'))) throw err;
-    return writeRecords(trx, 'person', records, options);
+    return writeInSavepoint(trx, 'person', records, options);
   }
   const copied: WriteOutcome = {
     written: allowed.length,
@@ -398,6 +401,15 @@ async function loadPersons(
     stored,
   };
   return again ? addOutcomes(copied, again) : copied;
+}
+
+/**
+ * writeRecords in a savepoint of its own: loadRecords writes only in savepoints, so a batch the
+ * database refuses for its data leaves the caller's transaction usable (the importer then writes
+ * the batch again in halves) without a savepoint of the caller's around every batch.
+ */
+function writeInSavepoint<K extends LakeKind>(trx: Knex.Transaction, kind: K, records: readonly LakeRecord<K>[], options: WriteOptions): Promise<WriteOutcome> {
+  return trx.transaction((savepoint) => writeRecords(savepoint, kind, records, options));
 }
 
 /** A person's keys in a load's SeenKeys. */
