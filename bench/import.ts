@@ -1,5 +1,5 @@
 /**
- * `npm run bench:import [-- --persons=10000 --rounds=3]`: `enrich import persons` of one NDJSON file
+ * `npm run bench:import [-- --persons=10000 --rounds=3 --repeats=1 --invalid=0.1 --reimports=1]`: `enrich import persons` of one NDJSON file
  * of the bench world, in records/s, each import mode beside the **ceiling** measured in the same
  * round: a plain PostgreSQL `COPY` of the same lake rows (the typed rows an initial load writes,
  * saved once from a first load) into the final tables `persons`, `person_positions`,
@@ -7,13 +7,19 @@
  * and unique indexes in place, the secondary indexes and foreign keys dropped first and built after
  * the data, then ANALYZE): what the server itself takes for the same final state. The modes:
  * - the initial load into an empty lake (`--initial-load`: typed rows by COPY, committed in chunks
- *   with a checkpoint, indexes and keys built at the end);
+ *   with a checkpoint, indexes and keys built at the end), of the clean file and of a **realistic**
+ *   one (world/realisticFile.ts: the same persons with `--repeats=1` % of them listed again further
+ *   down, identical, re-verified or changed, and `--invalid=0.1` % invalid lines), plain and gzip;
+ *   the realistic file against its own ceiling (the COPY of its final rows, saved from a first load
+ *   of it), as a ratio of times (the same final state);
  * - a full re-import with every `fetched_at` moved (the file a day later, then the first file again:
  *   content the same, so only fetched_at moves), on the default lanes;
  * - a full re-import of unchanged records (the same text: only their refresh queue row), default lanes.
- * The ceiling and the initial load alternate which goes first. Medians of the rounds and each
- * round's figures; the machine is shared, so the ratios to the ceiling are the figures to compare
- * across runs. Also printed: the earlier anchor, COPY of the NDJSON into one jsonb column.
+ * Each ceiling and the initial loads of its file alternate which goes first. Medians of the rounds
+ * and each round's ratio; the machine is shared, so the ratios to the ceiling of the same round
+ * are the figures to compare across runs, printed with the load average of each round. Also
+ * printed: the earlier anchor, COPY of the NDJSON into one jsonb column. `--reimports=0` leaves
+ * out the full-lake re-imports (they take as long again).
  *
  * Runs as `enrich import` does, in a worker thread with the CLI's heap limits (bin/heap.js);
  * BENCH_IMPORT_DEFAULT_HEAP=1 runs it with node's defaults instead.
