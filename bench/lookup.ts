@@ -15,13 +15,16 @@
  *
  * The lake lives in its own database `enrich_bench` (on DATABASE_URL's server, or the embedded
  * PostgreSQL under ENRICH_DATA_DIR) and is built once, then reused while its size and seed match.
- * Options: --persons=1000000 --companies=100000 --rounds=5 --seconds=10 --connections=32
+ * Options: --persons=1000000 --companies=100000 --rounds=5 --seconds=10 --connections=32, and
+ * --base=<another checkout's directory> (for example `git archive` of the branch point, with a
+ * node_modules link): that checkout's full stack runs in the same alternating rounds as `full
+ * before`, so a change is measured before/after in one run, next to the same anchor.
  */
 import os from 'node:os';
 import type autocannon from 'autocannon';
 import { createKnex, migrateLatest } from '../src/db/knex';
 import { createWorkspace } from '../src/domain/workspaces/admin';
-import { benchDatabaseUrl, ensureLake, intArg, measure, measureServer, median, postgresSettingsLine, startServerProcess, type Round } from './lib';
+import { benchDatabaseUrl, ensureLake, intArg, measure, measureServer, median, postgresSettingsLine, startServerProcess, stringArg, type Round, type Server } from './lib';
 
 async function main() {
   const persons = intArg('persons', 1_000_000);
@@ -29,7 +32,9 @@ async function main() {
   const rounds = intArg('rounds', 5);
   const seconds = intArg('seconds', 10);
   const connections = intArg('connections', 32);
+  const base = stringArg('base');
 
+  const loadAtStart = os.loadavg().map((l) => l.toFixed(2)).join(' ');
   const db = await benchDatabaseUrl();
   const knex = createKnex(db.url);
   let usernames: string[];
@@ -52,6 +57,7 @@ async function main() {
   const bare = await startServerProcess('barePersonLookup.ts', env);
   const barePrepared = await startServerProcess('barePersonLookup.ts', { ...env, BARE_PREPARED: '1' });
   const fastify = await startServerProcess('fastifyPersonLookup.ts', env);
+  const before = base ? await startServerProcess('fullStack.ts', env, base) : undefined;
   const settings = await postgresSettingsLine(db.url);
   // Each connection walks the sample from its own offset, so requests spread over the whole lake.
   let next = 0;
@@ -65,17 +71,17 @@ async function main() {
   ];
   const headers = { authorization: `Bearer ${key}` };
   type Measured = Round & { cpuPerRequestMicros: number };
-  const servers = { full, fastify, bare, barePrepared };
-  const results: Record<keyof typeof servers, Measured[]> = { full: [], fastify: [], bare: [], barePrepared: [] };
-  const orders: (keyof typeof servers)[][] = [];
+  const servers: Record<string, Server> = { full, fastify, bare, barePrepared, ...(before ? { before } : {}) };
+  const results: Record<string, Measured[]> = Object.fromEntries(Object.keys(servers).map((name) => [name, []]));
+  const orders: string[][] = [];
   try {
     for (const server of Object.values(servers)) await measure(server.url, { seconds: 3, connections, headers, requests });
-    const names = Object.keys(servers) as (keyof typeof servers)[];
+    const names = Object.keys(servers);
     for (let i = 0; i < rounds; i++) {
       // Even rounds in the declared order, odd rounds reversed: each server is first as often as last.
       const order = i % 2 ? [...names].reverse() : names;
       orders.push(order);
-      for (const name of order) results[name].push(await measureServer(servers[name], { seconds, connections, headers, requests }));
+      for (const name of order) results[name]!.push(await measureServer(servers[name]!, { seconds, connections, headers, requests }));
       process.stderr.write(`round ${i + 1}/${rounds} done (${order.join(', ')})\n`);
     }
   } finally {
@@ -95,18 +101,27 @@ async function main() {
       `GET /api/v1/person?username= over ${persons} persons / ${companies} companies, ${usernames.length} distinct usernames,`,
       `${connections} connections, ${rounds} alternating rounds of ${seconds}s (medians)`,
       settings,
-      row('full stack', results.full),
-      row('Fastify 5 (same query, envelope)', results.fastify),
-      row('bare node:http + pg', results.bare),
-      row('bare, prepared statement', results.barePrepared),
+      row('full stack', results.full!),
+      ...(before ? [row(`full stack before (${base})`, results.before!)] : []),
+      row('Fastify 5 (same query, envelope)', results.fastify!),
+      row('bare node:http + pg', results.bare!),
+      row('bare, prepared statement', results.barePrepared!),
       `Ratios, one per round (round order: ${orders.map((o, i) => `${i + 1}: ${o.join('>')}`).join('; ')}):`,
-      ratioLine('full/bare requests/s', ratios(results.full, results.bare, rps), 3, 'aim >= 0.75'),
-      ratioLine('full/bare p99', ratios(results.full, results.bare, (x) => x.p99), 2, 'aim < 2'),
-      ratioLine('full/bare-prepared requests/s', ratios(results.full, results.barePrepared, rps), 3, 'the same query plan on both sides'),
-      ratioLine('full/Fastify requests/s', ratios(results.full, results.fastify, rps), 3, 'aim >= 0.9'),
-      ratioLine('full/Fastify CPU per request', ratios(results.full, results.fastify, (x) => x.cpuPerRequestMicros), 2, 'aim <= 1.3'),
-      ratioLine('full/Fastify p99', ratios(results.full, results.fastify, (x) => x.p99), 2, 'aim <= 1.3'),
-      `Load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores); ${new Date().toISOString()}`,
+      ratioLine('full/bare requests/s', ratios(results.full!, results.bare!, rps), 3, 'aim >= 0.75'),
+      ratioLine('full/bare p99', ratios(results.full!, results.bare!, (x) => x.p99), 2, 'aim < 2'),
+      ratioLine('full/bare-prepared requests/s', ratios(results.full!, results.barePrepared!, rps), 3, 'the same query plan on both sides'),
+      ratioLine('full/Fastify requests/s', ratios(results.full!, results.fastify!, rps), 3, 'aim >= 1.0 (issue 35)'),
+      ratioLine('full/Fastify CPU per request', ratios(results.full!, results.fastify!, (x) => x.cpuPerRequestMicros), 2, 'aim <= 1.0 (issue 35)'),
+      ratioLine('full/Fastify p99', ratios(results.full!, results.fastify!, (x) => x.p99), 2, 'aim <= 1.0 (issue 35)'),
+      ...(before
+        ? [
+            ratioLine('before/Fastify requests/s', ratios(results.before!, results.fastify!, rps), 3, 'the same, before'),
+            ratioLine('before/Fastify CPU per request', ratios(results.before!, results.fastify!, (x) => x.cpuPerRequestMicros), 2, 'the same, before'),
+            ratioLine('before/Fastify p99', ratios(results.before!, results.fastify!, (x) => x.p99), 2, 'the same, before'),
+            ratioLine('full/before CPU per request', ratios(results.full!, results.before!, (x) => x.cpuPerRequestMicros), 2, 'the change'),
+          ]
+        : []),
+      `Load average at the start: ${loadAtStart}; at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores); ${new Date().toISOString()}`,
       '',
     ].join('\n'),
   );
