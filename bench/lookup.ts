@@ -24,7 +24,7 @@ import os from 'node:os';
 import type autocannon from 'autocannon';
 import { createKnex, migrateLatest } from '../src/db/knex';
 import { createWorkspace } from '../src/domain/workspaces/admin';
-import { benchDatabaseUrl, ensureLake, intArg, measure, measureServer, median, postgresSettingsLine, startServerProcess, stringArg, type Round, type Server } from './lib';
+import { benchDatabaseUrl, ensureLake, idleCpuMicrosPerSecond, intArg, measure, measureServer, median, postgresSettingsLine, startServerProcess, stringArg, type Round, type Server } from './lib';
 
 async function main() {
   const persons = intArg('persons', 1_000_000);
@@ -70,18 +70,20 @@ async function main() {
     },
   ];
   const headers = { authorization: `Bearer ${key}` };
-  type Measured = Round & { cpuPerRequestMicros: number };
+  type Measured = Round & { cpuPerRequestMicros: number; netCpuPerRequestMicros: number };
+  const idle: Record<string, number> = {};
   const servers: Record<string, Server> = { full, fastify, bare, barePrepared, ...(before ? { before } : {}) };
   const results: Record<string, Measured[]> = Object.fromEntries(Object.keys(servers).map((name) => [name, []]));
   const orders: string[][] = [];
   try {
     for (const server of Object.values(servers)) await measure(server.url, { seconds: 3, connections, headers, requests });
     const names = Object.keys(servers);
+    for (const name of names) idle[name] = await idleCpuMicrosPerSecond(servers[name]!);
     for (let i = 0; i < rounds; i++) {
       // Even rounds in the declared order, odd rounds reversed: each server is first as often as last.
       const order = i % 2 ? [...names].reverse() : names;
       orders.push(order);
-      for (const name of order) results[name]!.push(await measureServer(servers[name]!, { seconds, connections, headers, requests }));
+      for (const name of order) results[name]!.push(await measureServer(servers[name]!, { seconds, connections, headers, requests }, idle[name]));
       process.stderr.write(`round ${i + 1}/${rounds} done (${order.join(', ')})\n`);
     }
   } finally {
@@ -89,8 +91,10 @@ async function main() {
     await db.stop();
   }
   const med = (r: Measured[], f: (x: Measured) => number) => median(r.map(f));
-  const row = (name: string, r: Measured[]) =>
-    `${name.padEnd(30)} ${med(r, (x) => x.requestsPerSecond).toFixed(0).padStart(7)} req/s   p50 ${med(r, (x) => x.p50).toFixed(1)} ms   p99 ${med(r, (x) => x.p99).toFixed(1)} ms   CPU ${med(r, (x) => x.cpuPerRequestMicros).toFixed(0)} µs/req   non-2xx ${r.reduce((s, x) => s + x.non2xx, 0)}   errors ${r.reduce((s, x) => s + x.errors, 0)}`;
+  const row = (name: string, key: string) => {
+    const r = results[key]!;
+    return `${name.padEnd(30)} ${med(r, (x) => x.requestsPerSecond).toFixed(0).padStart(7)} req/s   p50 ${med(r, (x) => x.p50).toFixed(1)} ms   p99 ${med(r, (x) => x.p99).toFixed(1)} ms   CPU ${med(r, (x) => x.cpuPerRequestMicros).toFixed(0)} µs/req (idle ${(idle[key]! / 1000).toFixed(1)} ms/s; net of it ${med(r, (x) => x.netCpuPerRequestMicros).toFixed(0)})   non-2xx ${r.reduce((s, x) => s + x.non2xx, 0)}   errors ${r.reduce((s, x) => s + x.errors, 0)}`;
+  };
   // One ratio per round, from the two servers' figures of that round, then the median of those.
   const ratios = (a: Measured[], b: Measured[], f: (x: Measured) => number) => a.map((x, i) => f(x) / Math.max(f(b[i]!), 0.001));
   const ratioLine = (label: string, values: number[], digits: number, aim: string) =>
@@ -101,23 +105,25 @@ async function main() {
       `GET /api/v1/person?username= over ${persons} persons / ${companies} companies, ${usernames.length} distinct usernames,`,
       `${connections} connections, ${rounds} alternating rounds of ${seconds}s (medians)`,
       settings,
-      row('full stack', results.full!),
-      ...(before ? [row(`full stack before (${base})`, results.before!)] : []),
-      row('Fastify 5 (same query, envelope)', results.fastify!),
-      row('bare node:http + pg', results.bare!),
-      row('bare, prepared statement', results.barePrepared!),
+      row('full stack', 'full'),
+      ...(before ? [row(`full stack before (${base})`, 'before')] : []),
+      row('Fastify 5 (same query, envelope)', 'fastify'),
+      row('bare node:http + pg', 'bare'),
+      row('bare, prepared statement', 'barePrepared'),
       `Ratios, one per round (round order: ${orders.map((o, i) => `${i + 1}: ${o.join('>')}`).join('; ')}):`,
       ratioLine('full/bare requests/s', ratios(results.full!, results.bare!, rps), 3, 'aim >= 0.75'),
       ratioLine('full/bare p99', ratios(results.full!, results.bare!, (x) => x.p99), 2, 'aim < 2'),
       ratioLine('full/bare-prepared requests/s', ratios(results.full!, results.barePrepared!, rps), 3, 'the same query plan on both sides'),
       ratioLine('full/Fastify requests/s', ratios(results.full!, results.fastify!, rps), 3, 'aim >= 1.0 (issue 35)'),
       ratioLine('full/Fastify CPU per request', ratios(results.full!, results.fastify!, (x) => x.cpuPerRequestMicros), 2, 'aim <= 1.0 (issue 35)'),
+      ratioLine('full/Fastify CPU per request, net of idle', ratios(results.full!, results.fastify!, (x) => x.netCpuPerRequestMicros), 2, 'background loops taken out'),
       ratioLine('full/Fastify p99', ratios(results.full!, results.fastify!, (x) => x.p99), 2, 'aim <= 1.0 (issue 35)'),
       ...(before
         ? [
             ratioLine('before/Fastify requests/s', ratios(results.before!, results.fastify!, rps), 3, 'the same, before'),
             ratioLine('before/Fastify CPU per request', ratios(results.before!, results.fastify!, (x) => x.cpuPerRequestMicros), 2, 'the same, before'),
             ratioLine('before/Fastify p99', ratios(results.before!, results.fastify!, (x) => x.p99), 2, 'the same, before'),
+            ratioLine('before/Fastify CPU, net of idle', ratios(results.before!, results.fastify!, (x) => x.netCpuPerRequestMicros), 2, 'the same, before'),
             ratioLine('full/before CPU per request', ratios(results.full!, results.before!, (x) => x.cpuPerRequestMicros), 2, 'the change'),
           ]
         : []),

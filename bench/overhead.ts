@@ -9,9 +9,9 @@
  * full stack runs in the same rounds as `full before` (before/after in one run).
  */
 import os from 'node:os';
-import { intArg, measure, measureServer, median, startServerProcess, stringArg, type Round, type Server } from './lib';
+import { idleCpuMicrosPerSecond, intArg, measure, measureServer, median, startServerProcess, stringArg, type Round, type Server } from './lib';
 
-type Measured = Round & { cpuPerRequestMicros: number };
+type Measured = Round & { cpuPerRequestMicros: number; netCpuPerRequestMicros: number };
 
 async function main() {
   const rounds = intArg('rounds', 5);
@@ -26,15 +26,19 @@ async function main() {
   };
   const names = Object.keys(servers);
   const results: Record<string, Measured[]> = Object.fromEntries(names.map((n) => [n, []]));
+  let idleLine = '';
   const opts = (server: Server) => ({ url: `${server.url}/api/v1/health`, seconds, connections });
   try {
     // Warm every server (JIT, pools) before measuring.
     for (const server of Object.values(servers)) await measure(`${server.url}/api/v1/health`, { seconds: 2, connections });
+    const idle: Record<string, number> = {};
+    for (const name of names) idle[name] = await idleCpuMicrosPerSecond(servers[name]!);
+    idleLine = names.map((n) => `${n} ${(idle[n]! / 1000).toFixed(1)} ms/s`).join(', ');
     for (let i = 0; i < rounds; i++) {
       const order = i % 2 ? [...names].reverse() : names;
       for (const name of order) {
         const server = servers[name]!;
-        results[name]!.push(await measureServer({ ...server, url: opts(server).url }, { seconds, connections }));
+        results[name]!.push(await measureServer({ ...server, url: opts(server).url }, { seconds, connections }, idle[name]));
       }
       process.stderr.write(`round ${i + 1}/${rounds} done (${order.join(', ')})\n`);
     }
@@ -43,7 +47,7 @@ async function main() {
   }
   const med = (r: Measured[], f: (x: Measured) => number) => median(r.map(f));
   const row = (name: string, r: Measured[]) =>
-    `${name.padEnd(30)} ${med(r, (x) => x.requestsPerSecond).toFixed(0).padStart(8)} req/s   p50 ${med(r, (x) => x.p50).toFixed(1)} ms   p99 ${med(r, (x) => x.p99).toFixed(1)} ms   CPU ${med(r, (x) => x.cpuPerRequestMicros).toFixed(0)} µs/req   non-2xx ${r.reduce((s, x) => s + x.non2xx, 0)}`;
+    `${name.padEnd(30)} ${med(r, (x) => x.requestsPerSecond).toFixed(0).padStart(8)} req/s   p50 ${med(r, (x) => x.p50).toFixed(1)} ms   p99 ${med(r, (x) => x.p99).toFixed(1)} ms   CPU ${med(r, (x) => x.cpuPerRequestMicros).toFixed(0)} µs/req (net of idle ${med(r, (x) => x.netCpuPerRequestMicros).toFixed(0)})   non-2xx ${r.reduce((s, x) => s + x.non2xx, 0)}`;
   const ratios = (a: Measured[], b: Measured[], f: (x: Measured) => number) => a.map((x, i) => f(x) / Math.max(f(b[i]!), 0.001));
   const ratioLine = (label: string, values: number[], aim: string) =>
     `${label.padEnd(34)} median ${median(values).toFixed(3)}   rounds ${values.map((v) => v.toFixed(3)).join(' ')}   (${aim})`;
@@ -58,6 +62,7 @@ async function main() {
       row('bare node:http', bare),
       ratioLine('full/bare requests/s', ratios(full, bare, rps), 'aim >= 0.8 (issue 35)'),
       ratioLine('full/bare CPU per request', ratios(full, bare, cpu), 'the steadier figure on a busy machine'),
+      ratioLine('full/bare CPU, net of idle', ratios(full, bare, (x) => x.netCpuPerRequestMicros), 'background loops taken out'),
       ...(before
         ? [
             ratioLine('before/bare requests/s', ratios(before, bare, rps), 'the same, before'),
@@ -65,6 +70,7 @@ async function main() {
             ratioLine('full/before CPU per request', ratios(full, before, cpu), 'the change'),
           ]
         : []),
+      `CPU while idle (background loops): ${idleLine}`,
       `Load average at the start: ${loadAtStart}; at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores); ${new Date().toISOString()}`,
       '',
     ].join('\n'),
