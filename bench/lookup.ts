@@ -15,13 +15,16 @@
  *
  * The lake lives in its own database `enrich_bench` (on DATABASE_URL's server, or the embedded
  * PostgreSQL under ENRICH_DATA_DIR) and is built once, then reused while its size and seed match.
- * Options: --persons=1000000 --companies=100000 --rounds=5 --seconds=10 --connections=32
+ * Options: --persons=1000000 --companies=100000 --rounds=5 --seconds=10 --connections=32, and
+ * --base=<another checkout's directory> (for example `git archive` of the branch point, with a
+ * node_modules link): that checkout's full stack runs in the same alternating rounds as `full
+ * before`, so a change is measured before/after in one run, next to the same anchor.
  */
 import os from 'node:os';
 import type autocannon from 'autocannon';
 import { createKnex, migrateLatest } from '../src/db/knex';
 import { createWorkspace } from '../src/domain/workspaces/admin';
-import { benchDatabaseUrl, ensureLake, intArg, measure, measureServer, median, postgresSettingsLine, startServerProcess, type Round } from './lib';
+import { benchDatabaseUrl, ensureLake, idleCpuMicrosPerSecond, intArg, measure, measureServer, median, postgresSettingsLine, startServerProcess, stringArg, type Round, type Server } from './lib';
 
 async function main() {
   const persons = intArg('persons', 1_000_000);
@@ -29,7 +32,9 @@ async function main() {
   const rounds = intArg('rounds', 5);
   const seconds = intArg('seconds', 10);
   const connections = intArg('connections', 32);
+  const base = stringArg('base');
 
+  const loadAtStart = os.loadavg().map((l) => l.toFixed(2)).join(' ');
   const db = await benchDatabaseUrl();
   const knex = createKnex(db.url);
   let usernames: string[];
@@ -52,6 +57,7 @@ async function main() {
   const bare = await startServerProcess('barePersonLookup.ts', env);
   const barePrepared = await startServerProcess('barePersonLookup.ts', { ...env, BARE_PREPARED: '1' });
   const fastify = await startServerProcess('fastifyPersonLookup.ts', env);
+  const before = base ? await startServerProcess('fullStack.ts', env, base) : undefined;
   const settings = await postgresSettingsLine(db.url);
   // Each connection walks the sample from its own offset, so requests spread over the whole lake.
   let next = 0;
@@ -64,18 +70,20 @@ async function main() {
     },
   ];
   const headers = { authorization: `Bearer ${key}` };
-  type Measured = Round & { cpuPerRequestMicros: number };
-  const servers = { full, fastify, bare, barePrepared };
-  const results: Record<keyof typeof servers, Measured[]> = { full: [], fastify: [], bare: [], barePrepared: [] };
-  const orders: (keyof typeof servers)[][] = [];
+  type Measured = Round & { cpuPerRequestMicros: number; netCpuPerRequestMicros: number };
+  const idle: Record<string, number> = {};
+  const servers: Record<string, Server> = { full, fastify, bare, barePrepared, ...(before ? { before } : {}) };
+  const results: Record<string, Measured[]> = Object.fromEntries(Object.keys(servers).map((name) => [name, []]));
+  const orders: string[][] = [];
   try {
     for (const server of Object.values(servers)) await measure(server.url, { seconds: 3, connections, headers, requests });
-    const names = Object.keys(servers) as (keyof typeof servers)[];
+    const names = Object.keys(servers);
+    for (const name of names) idle[name] = await idleCpuMicrosPerSecond(servers[name]!);
     for (let i = 0; i < rounds; i++) {
       // Even rounds in the declared order, odd rounds reversed: each server is first as often as last.
       const order = i % 2 ? [...names].reverse() : names;
       orders.push(order);
-      for (const name of order) results[name].push(await measureServer(servers[name], { seconds, connections, headers, requests }));
+      for (const name of order) results[name]!.push(await measureServer(servers[name]!, { seconds, connections, headers, requests }, idle[name]));
       process.stderr.write(`round ${i + 1}/${rounds} done (${order.join(', ')})\n`);
     }
   } finally {
@@ -83,8 +91,10 @@ async function main() {
     await db.stop();
   }
   const med = (r: Measured[], f: (x: Measured) => number) => median(r.map(f));
-  const row = (name: string, r: Measured[]) =>
-    `${name.padEnd(30)} ${med(r, (x) => x.requestsPerSecond).toFixed(0).padStart(7)} req/s   p50 ${med(r, (x) => x.p50).toFixed(1)} ms   p99 ${med(r, (x) => x.p99).toFixed(1)} ms   CPU ${med(r, (x) => x.cpuPerRequestMicros).toFixed(0)} µs/req   non-2xx ${r.reduce((s, x) => s + x.non2xx, 0)}   errors ${r.reduce((s, x) => s + x.errors, 0)}`;
+  const row = (name: string, key: string) => {
+    const r = results[key]!;
+    return `${name.padEnd(30)} ${med(r, (x) => x.requestsPerSecond).toFixed(0).padStart(7)} req/s   p50 ${med(r, (x) => x.p50).toFixed(1)} ms   p99 ${med(r, (x) => x.p99).toFixed(1)} ms   CPU ${med(r, (x) => x.cpuPerRequestMicros).toFixed(0)} µs/req (idle ${(idle[key]! / 1000).toFixed(1)} ms/s; net of it ${med(r, (x) => x.netCpuPerRequestMicros).toFixed(0)})   non-2xx ${r.reduce((s, x) => s + x.non2xx, 0)}   errors ${r.reduce((s, x) => s + x.errors, 0)}`;
+  };
   // One ratio per round, from the two servers' figures of that round, then the median of those.
   const ratios = (a: Measured[], b: Measured[], f: (x: Measured) => number) => a.map((x, i) => f(x) / Math.max(f(b[i]!), 0.001));
   const ratioLine = (label: string, values: number[], digits: number, aim: string) =>
@@ -95,18 +105,29 @@ async function main() {
       `GET /api/v1/person?username= over ${persons} persons / ${companies} companies, ${usernames.length} distinct usernames,`,
       `${connections} connections, ${rounds} alternating rounds of ${seconds}s (medians)`,
       settings,
-      row('full stack', results.full),
-      row('Fastify 5 (same query, envelope)', results.fastify),
-      row('bare node:http + pg', results.bare),
-      row('bare, prepared statement', results.barePrepared),
+      row('full stack', 'full'),
+      ...(before ? [row(`full stack before (${base})`, 'before')] : []),
+      row('Fastify 5 (same query, envelope)', 'fastify'),
+      row('bare node:http + pg', 'bare'),
+      row('bare, prepared statement', 'barePrepared'),
       `Ratios, one per round (round order: ${orders.map((o, i) => `${i + 1}: ${o.join('>')}`).join('; ')}):`,
-      ratioLine('full/bare requests/s', ratios(results.full, results.bare, rps), 3, 'aim >= 0.75'),
-      ratioLine('full/bare p99', ratios(results.full, results.bare, (x) => x.p99), 2, 'aim < 2'),
-      ratioLine('full/bare-prepared requests/s', ratios(results.full, results.barePrepared, rps), 3, 'the same query plan on both sides'),
-      ratioLine('full/Fastify requests/s', ratios(results.full, results.fastify, rps), 3, 'aim >= 0.9'),
-      ratioLine('full/Fastify CPU per request', ratios(results.full, results.fastify, (x) => x.cpuPerRequestMicros), 2, 'aim <= 1.3'),
-      ratioLine('full/Fastify p99', ratios(results.full, results.fastify, (x) => x.p99), 2, 'aim <= 1.3'),
-      `Load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores); ${new Date().toISOString()}`,
+      ratioLine('full/bare requests/s', ratios(results.full!, results.bare!, rps), 3, 'aim >= 0.75'),
+      ratioLine('full/bare p99', ratios(results.full!, results.bare!, (x) => x.p99), 2, 'aim < 2'),
+      ratioLine('full/bare-prepared requests/s', ratios(results.full!, results.barePrepared!, rps), 3, 'the same query plan on both sides'),
+      ratioLine('full/Fastify requests/s', ratios(results.full!, results.fastify!, rps), 3, 'aim >= 1.0 (issue 35)'),
+      ratioLine('full/Fastify CPU per request', ratios(results.full!, results.fastify!, (x) => x.cpuPerRequestMicros), 2, 'aim <= 1.0 (issue 35)'),
+      ratioLine('full/Fastify CPU per request, net of idle', ratios(results.full!, results.fastify!, (x) => x.netCpuPerRequestMicros), 2, 'background loops taken out'),
+      ratioLine('full/Fastify p99', ratios(results.full!, results.fastify!, (x) => x.p99), 2, 'aim <= 1.0 (issue 35)'),
+      ...(before
+        ? [
+            ratioLine('before/Fastify requests/s', ratios(results.before!, results.fastify!, rps), 3, 'the same, before'),
+            ratioLine('before/Fastify CPU per request', ratios(results.before!, results.fastify!, (x) => x.cpuPerRequestMicros), 2, 'the same, before'),
+            ratioLine('before/Fastify p99', ratios(results.before!, results.fastify!, (x) => x.p99), 2, 'the same, before'),
+            ratioLine('before/Fastify CPU, net of idle', ratios(results.before!, results.fastify!, (x) => x.netCpuPerRequestMicros), 2, 'the same, before'),
+            ratioLine('full/before CPU per request', ratios(results.full!, results.before!, (x) => x.cpuPerRequestMicros), 2, 'the change'),
+          ]
+        : []),
+      `Load average at the start: ${loadAtStart}; at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores); ${new Date().toISOString()}`,
       '',
     ].join('\n'),
   );

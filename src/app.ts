@@ -33,6 +33,7 @@ import { dashboardRoutes } from './http/routes/dashboard';
 import { RequestCounter } from './http/requestCounter';
 import { sessionAuthenticator } from './http/session';
 import { runSteps, type RequestState, type Step } from './http/state';
+import { LeanKoa } from './http/leanKoa';
 import { clientErrorHandler, MAX_HEADER_BYTES } from './http/clientError';
 import type { Middleware } from 'koa';
 
@@ -117,7 +118,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   // Behind N trusted proxies the client address is the one the outermost of them saw: the N-th
   // X-Forwarded-For entry from the right. Entries further left are whatever the client sent.
-  const koa = new Koa<RequestState>({ proxy: config.trustProxyHops > 0, maxIpsCount: config.trustProxyHops });
+  // Koa, with the answers the edge writes itself left out of its respond() (leanKoa.ts).
+  const koa = new LeanKoa<RequestState>({ proxy: config.trustProxyHops > 0, maxIpsCount: config.trustProxyHops });
   // Errors are answered by edge(); Koa's default handler would only print them again.
   koa.silent = true;
   const metrics = deps.metrics ?? new Metrics();

@@ -7,14 +7,17 @@
  * the representation a client caches). A match answers 304 with an empty body: the edge still
  * writes the request id and the rate-limit headers, and Koa drops the body of a 304.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { HandlerResult } from './handlers/types';
 import { RawJson } from './rawJson';
 import type { AppContext } from './state';
 
-/** `"<base64url SHA-256>"`: quoted as HTTP requires (RFC 9110 §8.8.3). */
+/**
+ * `"<base64url SHA-256>"`: quoted as HTTP requires (RFC 9110 §8.8.3). One `crypto.hash` call: no
+ * Hash object and its update/digest steps on every lookup (the same digest).
+ */
 export function entityTag(text: string): string {
-  return `"${createHash('sha256').update(text).digest('base64url')}"`;
+  return `"${hash('sha256', text, 'base64url')}"`;
 }
 
 /**

@@ -19,6 +19,12 @@ export interface RequestState {
   /** Non-contract routes (docs, raw spec, metrics) opt out of the JSON envelope. */
   raw?: boolean;
   body?: unknown;
+  /**
+   * The handler's JSON body (a plain object), kept here rather than in `ctx.body` until the edge
+   * writes it in its envelope: Koa's body setter would only look up and then drop a type and a
+   * length for an object the edge replaces with text.
+   */
+  answer?: Record<string, unknown>;
 }
 
 export type AppContext = ParameterizedContext<RequestState>;

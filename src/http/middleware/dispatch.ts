@@ -174,10 +174,14 @@ export function dispatch(api: OpenAPIBackend, handlers: OperationHandlers): Step
 
 function answer(ctx: AppContext, result: HandlerResult): void {
   ctx.status = result.status ?? 200;
-  if (result.headers) for (const name in result.headers) ctx.set(name, result.headers[name]);
-  // A JSON body (the edge writes its envelope): typed here so Koa's setter skips its type lookup.
-  if (Object.getPrototypeOf(result.body) === Object.prototype) ctx.res.setHeader('Content-Type', JSON_TYPE);
-  ctx.body = result.body;
+  // String values set on the node response directly (Koa's ctx.set would only check and convert them).
+  if (result.headers) for (const name in result.headers) ctx.res.setHeader(name, result.headers[name]!);
+  // A JSON body waits for the edge, which writes it in its envelope (state.ts `answer`); anything
+  // else (a stream of a list job's results) is Koa's body.
+  if (Object.getPrototypeOf(result.body) === Object.prototype) {
+    ctx.res.setHeader('Content-Type', JSON_TYPE);
+    ctx.state.answer = result.body as Record<string, unknown>;
+  } else ctx.body = result.body;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';

@@ -52,7 +52,7 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
     try {
       try {
         await next();
-        if (ctx.body === undefined && ctx.status === 404) throw notFound(`No such endpoint: ${ctx.method} ${ctx.path}`);
+        if (ctx.body === undefined && ctx.state.answer === undefined && ctx.status === 404) throw notFound(`No such endpoint: ${ctx.method} ${ctx.path}`);
       } catch (err) {
         const appError = toAppError(err);
         if (appError.code === 'SERVICE_UNAVAILABLE') {
@@ -63,11 +63,14 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
         }
         ctx.status = appError.status;
         for (const [name, value] of Object.entries(appError.headers)) ctx.set(name, value);
+        // Through Koa's setter: it also ends a stream body that was being answered.
+        ctx.state.answer = undefined;
         ctx.body = { error: appError.message, code: appError.code };
       }
       // An answer the server failed to give does not use up the caller's window (limits.ts).
       if (ctx.status >= 500 && ctx.state.granted) await limits.giveBack(ctx);
-      const body = ctx.body;
+      // A handler's JSON body waits in state.answer (dispatch.ts); anything else is Koa's body.
+      const body = ctx.state.answer ?? ctx.body;
       if (body instanceof Stream) {
         // A streamed answer (a list job's results): the rate-limit headers, no envelope.
         const quotas = await limits.quotasFor(ctx);
@@ -86,19 +89,19 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
         const envelopeJson = `"quotas":${quotasJson(quotas)},"metadata":{"request_id":"${requestId}","execution_ms":${executionMs}}}`;
         if (body.data instanceof RawJson && hasOnlyData(body)) {
           // The single-record answer (lookups): its envelope written directly, the record spliced in.
-          ctx.body = `{"data":${body.data.text},${envelopeJson}`;
+          writeAnswer(ctx, `{"data":${body.data.text},${envelopeJson}`);
         } else if (!(body.data instanceof RawJson) && isSimpleBody(body) && !containsRawJson(body)) {
           // JSON.stringify({ ...body, quotas, metadata }) without the copy: the body's own text,
           // the envelope's members appended.
           const text = JSON.stringify(body);
-          ctx.body = text === '{}' ? `{${envelopeJson}` : `${text.slice(0, -1)},${envelopeJson}`;
+          writeAnswer(ctx, text === '{}' ? `{${envelopeJson}` : `${text.slice(0, -1)},${envelopeJson}`);
         } else {
           const { data, ...rest } = body;
           const envelope = { quotas: serializeQuotas(quotas), metadata: { request_id: requestId, execution_ms: executionMs } };
-          if (data instanceof RawJson) ctx.body = spliceData(data, { ...rest, ...envelope });
+          if (data instanceof RawJson) writeAnswer(ctx, spliceData(data, { ...rest, ...envelope }));
           // Stored records deeper in the body (bulk results): serialized with each one spliced in.
-          else if (containsRawJson(body)) ctx.body = toJsonText({ ...body, ...envelope });
-          else ctx.body = JSON.stringify({ ...body, ...envelope });
+          else if (containsRawJson(body)) writeAnswer(ctx, toJsonText({ ...body, ...envelope }) as string); // (an object: always text)
+          else writeAnswer(ctx, JSON.stringify({ ...body, ...envelope }));
         }
       }
       if (!accessLog && logger.isLevelEnabled('debug')) {
@@ -120,6 +123,28 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
   if (!tracing) return handle;
   // Prometheus scrapes are not requests anyone follows.
   return (ctx, next) => (ctx.path === '/metrics' ? handle(ctx, next) : traceServerRequest(ctx.method, ctx.req.headers, () => handle(ctx, next)));
+}
+
+/** Statuses whose answers carry no body (Koa's `statuses.empty`). */
+const BODILESS = new Set([204, 205, 304]);
+
+/**
+ * Writes an enveloped JSON answer (its Content-Type already set) to the socket and tells Koa the
+ * answer is given (`ctx.respond = false`, leanKoa.ts): Koa's body setter and respond() would only
+ * work out again its type and length. HEAD, the bodiless statuses (a 304 of the lookups) and a
+ * response that can no longer be written go through Koa's body setter and respond() as before,
+ * which send the headers without the body.
+ */
+function writeAnswer(ctx: Parameters<Middleware<RequestState>>[0], text: string): void {
+  ctx.state.answer = undefined;
+  if (ctx.method === 'HEAD' || BODILESS.has(ctx.status) || !ctx.response.writable) {
+    ctx.body = text;
+    return;
+  }
+  const res = ctx.res;
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  ctx.respond = false;
+  res.end(text);
 }
 
 /**
