@@ -104,6 +104,8 @@ async function main() {
     passes: number;
     /** CPU time per 1,000 records refreshed, in ms, during the timed window: all workers, the simulator, PostgreSQL's backends of the copy. */
     cpu: { worker: number; source: number; database: number };
+    /** Row versions written (inserted, updated, deleted) in the copy's tables per record refreshed, and of them in the refresh queues. */
+    rows: { all: number; queue: number };
   }
   const variants: { name: string; root?: string }[] = baseline ? [{ name: 'baseline', root: path.resolve(baseline) }, { name: 'this' }] : [{ name: 'this' }];
   const runs = new Map<string, Run[]>();
@@ -146,6 +148,15 @@ async function main() {
             );
             // Every record is due at once (no minimum age), so a run that gets through the whole lake
             // starts over on records it has just refreshed: those are unchanged, another path; say so.
+            // The database's own count of the row versions the run wrote (this copy's tables only, all
+            // of them the workers' after its creation): work per record that the machine's load does not move.
+            // Backends report their counts when their transactions end; the workers have closed theirs.
+            await new Promise((r) => setTimeout(r, 1500));
+            const { rows: written } = await knex.raw<{ rows: { all: string; queue: string }[] }>(
+              `select coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) as all,
+                      coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del) filter (where relname in ('person_refresh', 'company_refresh')), 0) as queue
+               from pg_stat_user_tables`,
+            );
             const per1000 = (ms: number) => (refreshed ? (ms * 1000) / refreshed : NaN);
             const run = {
               perSecond: refreshed / elapsed,
@@ -154,11 +165,12 @@ async function main() {
               entries,
               passes: refreshed / (persons + companies),
               cpu: { worker: per1000(cpuMs.worker), source: per1000(cpuMs.source), database: per1000(cpuMs.database) },
+              rows: { all: Number(written[0]!.all) / refreshed, queue: Number(written[0]!.queue) / refreshed },
             };
             const key = `${variant.name}:${count}`;
             runs.set(key, [...(runs.get(key) ?? []), run]);
             process.stderr.write(
-              `round ${round + 1}/${rounds} ${variant.name.padEnd(8)} ${count} worker(s): ${Math.round(run.perSecond)} records/s (${Math.round(run.perSecond / count)} per worker); CPU ms per 1,000 records: workers ${run.cpu.worker.toFixed(0)}, source ${run.cpu.source.toFixed(0)}, PostgreSQL ${run.cpu.database.toFixed(0)}; load ${os.loadavg()[0]!.toFixed(1)}; copy ${(copy.ms / 1000).toFixed(1)} s\n`,
+              `round ${round + 1}/${rounds} ${variant.name.padEnd(8)} ${count} worker(s): ${Math.round(run.perSecond)} records/s (${Math.round(run.perSecond / count)} per worker); CPU ms per 1,000 records: workers ${run.cpu.worker.toFixed(0)}, source ${run.cpu.source.toFixed(0)}, PostgreSQL ${run.cpu.database.toFixed(0)}; row versions per record ${run.rows.all.toFixed(2)} (queue ${run.rows.queue.toFixed(2)}); load ${os.loadavg()[0]!.toFixed(1)}; copy ${(copy.ms / 1000).toFixed(1)} s\n`,
             );
           } finally {
             await knex.destroy();
@@ -186,7 +198,7 @@ async function main() {
       const total = cpu('worker') + cpu('source') + cpu('database');
       const cpuRatio = base && variant.name !== 'baseline' ? ` (${(total / (baseCpu('worker') + baseCpu('source') + baseCpu('database'))).toFixed(2)}x the baseline)` : '';
       lines.push(
-        `${baseline ? `${variant.name.padEnd(8)} ` : ''}${String(count).padStart(2)} worker(s): ${Math.round(perSecond)} records/s (${Math.round(perSecond / count)} per worker)${ratio}; CPU ms per 1,000 records ${total.toFixed(0)}${cpuRatio}: workers ${cpu('worker').toFixed(0)}, source ${cpu('source').toFixed(0)}, PostgreSQL ${cpu('database').toFixed(0)}; per run ${Math.round(refreshed)} records, ${Math.round(changed)} rewritten, ${Math.round(refreshed - changed)} only re-verified, ${Math.round(median(r.map((x) => x.entries)))} change-log entries; runs: ${r.map((x) => Math.round(x.perSecond)).join(', ')}` +
+        `${baseline ? `${variant.name.padEnd(8)} ` : ''}${String(count).padStart(2)} worker(s): ${Math.round(perSecond)} records/s (${Math.round(perSecond / count)} per worker)${ratio}; CPU ms per 1,000 records ${total.toFixed(0)}${cpuRatio}: workers ${cpu('worker').toFixed(0)}, source ${cpu('source').toFixed(0)}, PostgreSQL ${cpu('database').toFixed(0)}; row versions written per record ${median(r.map((x) => x.rows.all)).toFixed(2)} (refresh queue ${median(r.map((x) => x.rows.queue)).toFixed(2)}); per run ${Math.round(refreshed)} records, ${Math.round(changed)} rewritten, ${Math.round(refreshed - changed)} only re-verified, ${Math.round(median(r.map((x) => x.entries)))} change-log entries; runs: ${r.map((x) => Math.round(x.perSecond)).join(', ')}` +
           (passes > 1 ? `; !!! ${passes.toFixed(1)} passes over the lake: not only the first pass (use a larger lake or fewer --seconds)` : ''),
       );
     }
