@@ -21,6 +21,11 @@
  *
  * Everything shares the machine: PostgreSQL, the simulator and the workers. Options:
  * --persons=1000000 --companies=100000 --seconds=30 --days=30 --workers=1,2,4 --rounds=3 --baseline=<dir> --baseline-database=<name>
+ *
+ * Each run also prints the CPU time per 1,000 records of the workers, the simulator and PostgreSQL's
+ * backends over the timed window (/proc): the cost of a record, which the machine's load moves far
+ * less than records/s. BENCH_STATEMENT_TIMINGS=1: each worker prints its time per statement;
+ * BENCH_WORKER_NODE_ARGS: node options for the workers (a CPU profile: `--cpu-prof --cpu-prof-dir=…`).
  */
 import { spawn } from 'node:child_process';
 import os from 'node:os';
@@ -28,15 +33,18 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { createKnex, migrateLatest } from '../src/db/knex';
 import type { RoundReport } from '../src/domain/refresh/round';
-import { AS_OF, benchDatabaseUrl, cloneDatabase, ensureLake, intArg, median, SEED, startSimulatorProcess, stringArg } from './lib';
+import { AS_OF, benchDatabaseUrl, cloneDatabase, cpuMicros, ensureLake, intArg, median, SEED, startSimulatorProcess, stringArg } from './lib';
 
 interface WorkerProcess {
+  pid: number;
   ready: Promise<void>;
   stop(): Promise<RoundReport>;
 }
 
 function startWorker(env: NodeJS.ProcessEnv, root = path.join(__dirname, '..')): WorkerProcess {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(root, 'bench', 'servers', 'refreshWorker.ts')], {
+  // BENCH_WORKER_NODE_ARGS: node options for the workers alone, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`.
+  const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--require', 'tsx/cjs', path.join(root, 'bench', 'servers', 'refreshWorker.ts')], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -51,6 +59,7 @@ function startWorker(env: NodeJS.ProcessEnv, root = path.join(__dirname, '..')):
     }),
   );
   return {
+    pid: child.pid!,
     ready,
     stop: () => {
       child.kill('SIGTERM');
@@ -93,6 +102,10 @@ async function main() {
     changed: number;
     entries: number;
     passes: number;
+    /** CPU time per 1,000 records refreshed, in ms, during the timed window: all workers, the simulator, PostgreSQL's backends of the copy. */
+    cpu: { worker: number; source: number; database: number };
+    /** Row versions written (inserted, updated, deleted) in the copy's tables per record refreshed, and of them in the refresh queues. */
+    rows: { all: number; queue: number };
   }
   const variants: { name: string; root?: string }[] = baseline ? [{ name: 'baseline', root: path.resolve(baseline) }, { name: 'this' }] : [{ name: 'this' }];
   const runs = new Map<string, Run[]>();
@@ -109,8 +122,23 @@ async function main() {
             const before = Number((await knex('change_log').max<{ max: number }[]>({ max: 'id' }))[0]!.max ?? 0);
             const workers = Array.from({ length: count }, () => startWorker({ DATABASE_URL: copy.url, LIVE_SOURCE_URL: sim.protocolUrl }, variant.root));
             await Promise.all(workers.map((w) => w.ready));
+            // CPU time of every process of the run over the timed window (Linux /proc): it grows far
+            // less with the machine's load than wall time, so it says what a record costs on a busy machine.
+            const cpuOf = (pids: number[]) => new Map(pids.map((pid) => [pid, safeCpu(pid)]));
+            const backends = async () =>
+              (await knex.raw<{ rows: { pid: number }[] }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()')).rows.map((r) => r.pid);
+            const workerPids = workers.map((w) => w.pid);
+            const startCpu = cpuOf([...workerPids, sim.child.pid!, ...(await backends())]);
             const started = Date.now();
             await new Promise((r) => setTimeout(r, seconds * 1000));
+            const endCpu = cpuOf([...workerPids, sim.child.pid!, ...(await backends())]);
+            // A process gone by the end (a backend whose connection closed) counts nothing.
+            const used = (pid: number) => Math.max(0, (endCpu.get(pid) ?? 0) - (startCpu.get(pid) ?? 0));
+            const cpuMs = {
+              worker: workerPids.reduce((s, pid) => s + used(pid), 0) / 1000,
+              source: used(sim.child.pid!) / 1000,
+              database: [...endCpu.keys()].filter((pid) => !workerPids.includes(pid) && pid !== sim.child.pid).reduce((s, pid) => s + used(pid), 0) / 1000,
+            };
             const reports = await Promise.all(workers.map((w) => w.stop()));
             const elapsed = (Date.now() - started) / 1000;
             const refreshed = reports.reduce((s, r) => s + r.changed + r.unchanged, 0);
@@ -120,11 +148,29 @@ async function main() {
             );
             // Every record is due at once (no minimum age), so a run that gets through the whole lake
             // starts over on records it has just refreshed: those are unchanged, another path; say so.
-            const run = { perSecond: refreshed / elapsed, refreshed, changed, entries, passes: refreshed / (persons + companies) };
+            // The database's own count of the row versions the run wrote (this copy's tables only, all
+            // of them the workers' after its creation): work per record that the machine's load does not move.
+            // Backends report their counts when their transactions end; the workers have closed theirs.
+            await new Promise((r) => setTimeout(r, 1500));
+            const { rows: written } = await knex.raw<{ rows: { all: string; queue: string }[] }>(
+              `select coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) as all,
+                      coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del) filter (where relname in ('person_refresh', 'company_refresh')), 0) as queue
+               from pg_stat_user_tables`,
+            );
+            const per1000 = (ms: number) => (refreshed ? (ms * 1000) / refreshed : NaN);
+            const run = {
+              perSecond: refreshed / elapsed,
+              refreshed,
+              changed,
+              entries,
+              passes: refreshed / (persons + companies),
+              cpu: { worker: per1000(cpuMs.worker), source: per1000(cpuMs.source), database: per1000(cpuMs.database) },
+              rows: { all: Number(written[0]!.all) / refreshed, queue: Number(written[0]!.queue) / refreshed },
+            };
             const key = `${variant.name}:${count}`;
             runs.set(key, [...(runs.get(key) ?? []), run]);
             process.stderr.write(
-              `round ${round + 1}/${rounds} ${variant.name.padEnd(8)} ${count} worker(s): ${Math.round(run.perSecond)} records/s (${Math.round(run.perSecond / count)} per worker); load ${os.loadavg()[0]!.toFixed(1)}; copy ${(copy.ms / 1000).toFixed(1)} s\n`,
+              `round ${round + 1}/${rounds} ${variant.name.padEnd(8)} ${count} worker(s): ${Math.round(run.perSecond)} records/s (${Math.round(run.perSecond / count)} per worker); CPU ms per 1,000 records: workers ${run.cpu.worker.toFixed(0)}, source ${run.cpu.source.toFixed(0)}, PostgreSQL ${run.cpu.database.toFixed(0)}; row versions per record ${run.rows.all.toFixed(2)} (queue ${run.rows.queue.toFixed(2)}); load ${os.loadavg()[0]!.toFixed(1)}; copy ${(copy.ms / 1000).toFixed(1)} s\n`,
             );
           } finally {
             await knex.destroy();
@@ -147,8 +193,12 @@ async function main() {
       const changed = median(r.map((x) => x.changed));
       const passes = Math.max(...r.map((x) => x.passes));
       const ratio = base && variant.name !== 'baseline' ? `; ${(perSecond / median(base.map((x) => x.perSecond))).toFixed(2)}x the baseline` : '';
+      const cpu = (k: keyof Run['cpu']) => median(r.map((x) => x.cpu[k]));
+      const baseCpu = (k: keyof Run['cpu']) => (base ? median(base.map((x) => x.cpu[k])) : NaN);
+      const total = cpu('worker') + cpu('source') + cpu('database');
+      const cpuRatio = base && variant.name !== 'baseline' ? ` (${(total / (baseCpu('worker') + baseCpu('source') + baseCpu('database'))).toFixed(2)}x the baseline)` : '';
       lines.push(
-        `${baseline ? `${variant.name.padEnd(8)} ` : ''}${String(count).padStart(2)} worker(s): ${Math.round(perSecond)} records/s (${Math.round(perSecond / count)} per worker)${ratio}; per run ${Math.round(refreshed)} records, ${Math.round(changed)} rewritten, ${Math.round(refreshed - changed)} only re-verified, ${Math.round(median(r.map((x) => x.entries)))} change-log entries; runs: ${r.map((x) => Math.round(x.perSecond)).join(', ')}` +
+        `${baseline ? `${variant.name.padEnd(8)} ` : ''}${String(count).padStart(2)} worker(s): ${Math.round(perSecond)} records/s (${Math.round(perSecond / count)} per worker)${ratio}; CPU ms per 1,000 records ${total.toFixed(0)}${cpuRatio}: workers ${cpu('worker').toFixed(0)}, source ${cpu('source').toFixed(0)}, PostgreSQL ${cpu('database').toFixed(0)}; row versions written per record ${median(r.map((x) => x.rows.all)).toFixed(2)} (refresh queue ${median(r.map((x) => x.rows.queue)).toFixed(2)}); per run ${Math.round(refreshed)} records, ${Math.round(changed)} rewritten, ${Math.round(refreshed - changed)} only re-verified, ${Math.round(median(r.map((x) => x.entries)))} change-log entries; runs: ${r.map((x) => Math.round(x.perSecond)).join(', ')}` +
           (passes > 1 ? `; !!! ${passes.toFixed(1)} passes over the lake: not only the first pass (use a larger lake or fewer --seconds)` : ''),
       );
     }
@@ -169,6 +219,15 @@ async function main() {
       '',
     ].join('\n'),
   );
+}
+
+/** cpuMicros, or 0 for a process gone meanwhile (a backend whose connection closed). */
+function safeCpu(pid: number): number {
+  try {
+    return cpuMicros(pid);
+  } catch {
+    return 0;
+  }
 }
 
 void main().catch((err) => {

@@ -6,7 +6,13 @@
  * check and the query. The last row runs the TypeScript sources through tsx, as bin/enrich.js did
  * before dist/ existed (and still does when dist/ is missing or stale).
  *
- *   npm run bench:startup [-- --rounds=15]
+ * Beside the wall time, each command's CPU time (user + system, from a preloaded hook,
+ * bench/servers/cpuAtExit.js, in every command alike): it does not grow with the machine's load the
+ * way wall time does, so it is the honest estimate of a quiet machine's figure on a busy one.
+ * `--baseline=<checkout>` (a built checkout of another commit, e.g. `git worktree add /tmp/base main
+ * && (cd /tmp/base && npm run build)`) adds its `enrich key list` to the same interleaved rounds.
+ *
+ *   npm run bench:startup [-- --rounds=15 --baseline=<dir>]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { databaseUrl, freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded';
 import { dropDatabase, ensureDatabase } from '../src/db/knex';
-import { intArg, median, percentile } from './lib';
+import { intArg, median, percentile, stringArg } from './lib';
 
 const root = path.resolve(__dirname, '..');
 const bin = path.join(root, 'bin', 'enrich.js');
@@ -40,17 +46,27 @@ async function database(): Promise<{ url: string; stop(): Promise<void> }> {
   };
 }
 
-function timed(args: string[], env: NodeJS.ProcessEnv): number {
+const cpuHook = path.join(root, 'bench', 'servers', 'cpuAtExit.js');
+
+/** Wall and CPU milliseconds of one run of `node args`. */
+function timed(args: string[], env: NodeJS.ProcessEnv): { wall: number; cpu: number } {
+  const cpuFile = path.join(os.tmpdir(), `enrich-startup-cpu-${process.pid}`);
+  fs.rmSync(cpuFile, { force: true });
   const started = process.hrtime.bigint();
-  const run = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const run = spawnSync(process.execPath, ['--require', cpuHook, ...args], { env: { ...env, BENCH_CPU_FILE: cpuFile }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const wall = Number(process.hrtime.bigint() - started) / 1e6;
   if (run.status !== 0) throw new Error(`${args.join(' ')} exited with ${run.status}: ${run.stderr}`);
-  return ms;
+  const cpu = Number(fs.readFileSync(cpuFile, 'utf8').trim().split('\n').pop()) / 1000;
+  fs.rmSync(cpuFile, { force: true });
+  return { wall, cpu };
 }
 
 async function main(): Promise<void> {
   if (!fs.existsSync(path.join(root, 'dist', '.built'))) throw new Error('dist/ is not built: run `npm run build` first');
   const rounds = intArg('rounds', 15);
+  const baseline = stringArg('baseline');
+  const baselineBin = baseline && path.join(path.resolve(baseline), 'bin', 'enrich.js');
+  if (baseline && !fs.existsSync(path.join(path.resolve(baseline), 'dist', '.built'))) throw new Error(`${baseline}: dist/ is not built`);
   const db = await database();
   try {
     const env = { ...process.env, DATABASE_URL: db.url };
@@ -62,16 +78,32 @@ async function main(): Promise<void> {
       ['enrich --help', [bin, '--help']],
       ['enrich key list --json (with the database round trips)', [bin, 'key', 'list', '--workspace', created.workspace_id, '--json']],
       ['enrich --help from the sources through tsx', ['--require', 'tsx/cjs', path.join(root, 'src', 'cli', 'main.ts'), '--help']],
+      ...(baselineBin ? [['baseline: enrich key list --json', [baselineBin, 'key', 'list', '--workspace', created.workspace_id, '--json']] as [string, string[]]] : []),
     ];
-    const times = cases.map(() => [] as number[]);
-    for (let round = 0; round < rounds; round++) cases.forEach(([, args], i) => times[i].push(timed(args, env)));
-    process.stdout.write(`${rounds} interleaved rounds, ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(2)} at the end\n`);
-    process.stdout.write(`${'command'.padEnd(58)} ${'median'.padStart(8)} ${'min'.padStart(8)} ${'p90'.padStart(8)}\n`);
+    const times = cases.map(() => [] as { wall: number; cpu: number }[]);
+    const loads: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      cases.forEach(([, args], i) => times[i].push(timed(args, env)));
+      loads.push(os.loadavg()[0]);
+    }
+    process.stdout.write(
+      `${rounds} interleaved rounds, ${os.cpus().length} cores, load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)} during the rounds (median ${median(loads).toFixed(2)})${baseline ? `; baseline ${path.resolve(baseline)}` : ''}\n`,
+    );
+    process.stdout.write(`${'command'.padEnd(58)} ${'median'.padStart(8)} ${'min'.padStart(8)} ${'p90'.padStart(8)} ${'CPU med'.padStart(8)} ${'CPU min'.padStart(8)}\n`);
+    const ms = (v: number) => `${v.toFixed(0)} ms`.padStart(8);
     cases.forEach(([label], i) => {
-      const sorted = [...times[i]].sort((a, b) => a - b);
-      const ms = (v: number) => `${v.toFixed(0)} ms`.padStart(8);
-      process.stdout.write(`${label.padEnd(58)} ${ms(median(sorted))} ${ms(sorted[0])} ${ms(percentile(sorted, 90))}\n`);
+      const wall = times[i].map((t) => t.wall).sort((a, b) => a - b);
+      const cpu = times[i].map((t) => t.cpu).sort((a, b) => a - b);
+      process.stdout.write(`${label.padEnd(58)} ${ms(median(wall))} ${ms(wall[0])} ${ms(percentile(wall, 90))} ${ms(median(cpu))} ${ms(cpu[0])}\n`);
     });
+    if (baselineBin) {
+      const keyList = (i: number) => median(times[i].map((t) => t.wall));
+      const keyCpu = (i: number) => median(times[i].map((t) => t.cpu));
+      const at = cases.length - 1;
+      process.stdout.write(
+        `enrich key list, this / baseline: wall ${(keyList(2) / keyList(at)).toFixed(2)}x, CPU ${(keyCpu(2) / keyCpu(at)).toFixed(2)}x\n`,
+      );
+    }
   } finally {
     await db.stop();
   }

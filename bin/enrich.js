@@ -44,7 +44,10 @@ function cli() {
   return require(compiled);
 }
 
-const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
+// Only `enrich import` involves a worker thread (below; in the worker, argv[2] is `import` too), so
+// only it loads worker_threads: every other command starts without it.
+const threads = process.argv[2] === 'import' ? require('node:worker_threads') : undefined;
+const { Worker, isMainThread, parentPort, workerData } = threads || { isMainThread: true };
 
 /** The terminal facts of this process's stdout and stderr, which a worker's own streams lack. */
 const terminalOf = (stream) => (stream.isTTY ? { columns: stream.columns, rows: stream.rows } : null);

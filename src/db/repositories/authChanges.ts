@@ -3,7 +3,7 @@
  * running instance: PostgreSQL LISTEN/NOTIFY. What a message means is the authenticator's business
  * (domain/auth/authenticator.ts); this module only carries the text, and keeps the channel open.
  */
-import pg from 'pg';
+import pg, { type Client } from '../pg';
 import type { Knex } from 'knex';
 
 const AUTH_CHANNEL = 'enrich_auth_changed';
@@ -53,7 +53,7 @@ export function listenForAuthChanges(
   let listening = false;
   /** True from the first loss until the next successful LISTEN (onLost is told once per outage). */
   let lost = false;
-  let client: pg.Client | undefined;
+  let client: Client | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let heartbeatTimer: NodeJS.Timeout | undefined;
   let attempt = 0;
@@ -80,7 +80,7 @@ export function listenForAuthChanges(
     retryTimer.unref();
   };
 
-  const drop = (which: pg.Client, err: unknown) => {
+  const drop = (which: Client, err: unknown) => {
     if (which !== client) return;
     client = undefined;
     which.removeAllListeners('notification');

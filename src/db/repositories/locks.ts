@@ -1,12 +1,16 @@
 /** Short cross-instance locks: PostgreSQL advisory locks held by a transaction. */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { integerLiteral } from '../literals';
 
 /** A 64-bit lock key from any text (the first 8 bytes of its SHA-256), as a signed bigint string. */
 export function lockKey(text: string): string {
-  return createHash('sha256').update(text).digest().readBigInt64BE(0).toString();
+  return keyOf(text).toString();
 }
+
+// crypto.hash, one call instead of a Hash object per text: a writer's batch locks ~200 identities,
+// and this was a few per cent of a refresh worker's CPU (docs/benchmarks.md, the refresh section).
+const keyOf = (text: string): bigint => hash('sha256', text, 'buffer').readBigInt64BE(0);
 
 /**
  * Takes the advisory locks of `texts` (lockKey of each) until the transaction ends, in ascending key
@@ -35,8 +39,10 @@ export function lockStatement(texts: readonly string[]): string {
   return `select count(pg_advisory_xact_lock(k)) from unnest(array[${sortedKeys(texts).map(integerLiteral).join(',')}]::bigint[]) k`;
 }
 
-const sortedKeys = (texts: readonly string[]) =>
-  [...new Set(texts.map(lockKey))].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+// Sorted as numbers (bigint, compared as they are), then written out: the same keys in the same
+// order as lockKey's, without parsing a BigInt from text at every comparison of the sort.
+const sortedKeys = (texts: readonly string[]): string[] =>
+  [...new Set(texts.map(keyOf))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(String);
 
 /** PostgreSQL's lock_not_available: a lock wait ran past its lock_timeout. */
 export const isLockTimeout = (err: unknown) => (err as { code?: string })?.code === '55P03';

@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import type { LakeKind } from '../../model/records';
+import { hasIdentifierTable } from './lakeIdentifiers';
 import { lockKey, retryOnDeadlock } from './locks';
 
 const TABLES = {
@@ -145,13 +146,17 @@ export async function findRefusal(db: Knex, kind: LakeKind, id: string): Promise
 export async function lockLeased(trx: Knex.Transaction, kind: LakeKind, token: string, ids: readonly string[]): Promise<Set<string>> {
   if (!ids.length) return new Set();
   const t = TABLES[kind];
-  // A no-op UPDATE locks the rows it matches (a multi-row `FOR UPDATE` is refused across shards by
-  // a distributed planner); the lake rows' advisory locks are already held, so no two writers
-  // reach this point for one record at the same time.
-  const { rows } = await trx.raw<{ rows: { id: string }[] }>(
-    `update ${t.queue} set lease_token = lease_token where ${t.key} = any(?::uuid[]) and lease_token = ? returning ${t.key} as id`,
-    [ids as string[], token],
-  );
+  // On one server, `SELECT ... FOR UPDATE`: it locks the rows it matches without writing a new
+  // version of each (the no-op UPDATE below wrote 100 row versions and their WAL per batch, only to
+  // be replaced by the batch's own write of the same rows a moment later). A row whose lease another
+  // worker took over meanwhile is waited for and then checked again, as the UPDATE's would be (READ
+  // COMMITTED). On the distributed layout a multi-row `FOR UPDATE` is refused across shards by the
+  // planner, so there the no-op UPDATE locks them. Either way the lake rows' advisory locks are
+  // already held, so no two writers reach this point for one record at the same time.
+  const statement = (await hasIdentifierTable(trx))
+    ? `update ${t.queue} set lease_token = lease_token where ${t.key} = any(?::uuid[]) and lease_token = ? returning ${t.key} as id`
+    : `select ${t.key} as id from ${t.queue} where ${t.key} = any(?::uuid[]) and lease_token = ? for update`;
+  const { rows } = await trx.raw<{ rows: { id: string }[] }>(statement, [ids as string[], token]);
   return new Set(rows.map((r) => r.id));
 }
 

@@ -29,6 +29,9 @@ export const STAGING_MIN_RECORDS = 50;
 
 type Connection = PoolClient;
 
+/** The size of one COPY message of staged rows (stageRecords): large enough to be few, small enough to stream. */
+const COPY_CHUNK_CHARS = 256 * 1024;
+
 /** The transaction's own connection (knex hands a transaction's client its connection). */
 export async function connectionOf(trx: Knex.Transaction): Promise<Connection> {
   return (trx.client as unknown as { acquireConnection(): Promise<Connection> }).acquireConnection();
@@ -55,10 +58,20 @@ export async function stageRecords(trx: Knex.Transaction, docs: readonly string[
   );
   // Each row: n, username, doc; the delimiter and quote of NDJSON_COPY_OPTIONS never occur in them
   // (usernames are normalized identifiers without control characters; docs are JSON.stringify output).
-  const rows = function* () {
-    for (let i = 0; i < docs.length; i += 1) yield `${i + 1}\x02${usernames[i]}\x02${docs[i]}\n`;
+  // Rows go joined into chunks of about COPY_CHUNK_CHARS: one COPY message and one socket write per
+  // chunk instead of per row (a row per write was a tenth of a refresh worker's CPU in socket writes).
+  const chunks = function* () {
+    let chunk = '';
+    for (let i = 0; i < docs.length; i += 1) {
+      chunk += `${i + 1}\x02${usernames[i]}\x02${docs[i]}\n`;
+      if (chunk.length >= COPY_CHUNK_CHARS) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    if (chunk) yield chunk;
   };
-  await pipeline(Readable.from(rows()), connection.query(copyFrom(`copy lake_staging (n, username, doc) from stdin ${NDJSON_COPY_OPTIONS}`)));
+  await pipeline(Readable.from(chunks()), connection.query(copyFrom(`copy lake_staging (n, username, doc) from stdin ${NDJSON_COPY_OPTIONS}`)));
 }
 
 /**
