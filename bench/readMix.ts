@@ -142,7 +142,9 @@ export function readMix(p: Parameters): Entry[] {
     search('industry + seniority', { industry: p.industries, seniority: ['director', 'vp'] }),
     search('full-text query', { query: p.fullText }),
     search('company_id', { company_id }),
-    search('deep page 1000', { location: 'US', page: 1000, per_page: 100 }),
+    // The deepest offset page the contract allows (page × per_page ≤ 10,000, domain/paging.ts
+    // OFFSET_REACH): page 1000 × 100 is a 400 PAGE_TOO_DEEP since issue 35.
+    search('deepest offset page 100 × 100', { location: 'US', page: 100, per_page: 100 }),
     // The same depth by cursor: what an export reaches without a page cap.
     search('deep cursor ~100,000th', { location: 'US', per_page: 100, cursor: cursorFor('searchPeople', { location: 'US' }, p.deepUs) }),
     { ...search('full-text company name, cursor', { query: p.company.name, per_page: 10 }), followCursor: true },
