@@ -47,20 +47,8 @@ import {
   stringArg,
   type Round,
 } from './lib';
-import { explainMix, pickParameters, readMix, type Checked, type Entry, type Group, type Parameters } from './readMix';
+import { AIMS, explainMix, pickParameters, readMix, type Checked, type Entry, type Group, type Parameters } from './readMix';
 
-/**
- * The aims of the issues (p95 at 1M, ms; the README's "Where each aim stands", restated by issue 22
- * for bulk 500): search <= 50, relationship lists <= 30, bulk 500 ids <= 100 (it was printed as 150
- * here, an older aim); bulk-enrich of 100 has none. Printed beside every
- * figure they judge, never asserted.
- */
-const AIMS: Record<Group, number | undefined> = {
-  search: 50,
-  relationship: 30,
-  'bulk-enrich 100': undefined,
-  'bulk 500': 100,
-};
 
 /** "aim p95 <= 100 ms: met" beside a figure, or "(no aim)". */
 function aimText(group: Group, p95: number): string {

@@ -5,6 +5,8 @@
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   INVALID_CURSOR: 400,
+  /** An offset page past OFFSET_REACH (domain/paging.ts): the message points to the cursor. */
+  PAGE_TOO_DEEP: 400,
   JOB_UPLOAD_UNUSABLE: 400,
   MATCH_INPUT_INSUFFICIENT: 400,
   API_KEY_INVALID: 401,

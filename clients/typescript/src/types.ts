@@ -202,7 +202,7 @@ export interface paths {
          *     it (the change log keeps no field value and no link to the subject).
          *
          *     **Filter and paging.** `since` keeps the changes detected at or after an instant. `page` is
-         *     1-based (1-1000, default 1) and `per_page` 1-100 (default 25); `total` is exact up to 10,000
+         *     1-based (1-1000, default 1; `page` × `per_page` at most 10,000, else 400 `PAGE_TOO_DEEP`: deeper by cursor) and `per_page` 1-100 (default 25); `total` is exact up to 10,000
          *     (`total_relation`). To walk the whole history follow `next_cursor` (pass it as `cursor`, without
          *     `page`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`.
          */
@@ -235,7 +235,7 @@ export interface paths {
          *     whose first present identifier is malformed (for example a URL without an `/in/<slug>` part), is a
          *     400 `VALIDATION_ERROR` naming the parameter.
          *
-         *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
+         *     **Paging.** `page` is 1-based (1-1000, default 1; `page` × `per_page` at most 10,000, else 400 `PAGE_TOO_DEEP`: deeper by cursor) and `per_page` is 1-100 (default 25); `total` is
          *     the number of matches over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`). A
          *     page past the last one returns empty `results`. For exports, follow `next_cursor` (pass it as
          *     `cursor`, without `page`): keyset paging, no page cap, every row not changed during the walk seen
@@ -275,7 +275,7 @@ export interface paths {
          *     whose first present identifier is malformed (for example a URL without an `/in/<slug>` part), is a
          *     400 `VALIDATION_ERROR` naming the parameter.
          *
-         *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
+         *     **Paging.** `page` is 1-based (1-1000, default 1; `page` × `per_page` at most 10,000, else 400 `PAGE_TOO_DEEP`: deeper by cursor) and `per_page` is 1-100 (default 25); `total` is
          *     the number of matches over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`). A
          *     page past the last one returns empty `results`. For exports, follow `next_cursor` (pass it as
          *     `cursor`, without `page`): keyset paging, no page cap, every row not changed during the walk seen
@@ -316,7 +316,7 @@ export interface paths {
          *     Ordered by start date, newest first, ties broken by `id`. Profiles withdrawn under a privacy
          *     request are never included in any list.
          *
-         *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
+         *     **Paging.** `page` is 1-based (1-1000, default 1; `page` × `per_page` at most 10,000, else 400 `PAGE_TOO_DEEP`: deeper by cursor) and `per_page` is 1-100 (default 25); `total` is
          *     the number of matches over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`). A
          *     page past the last one returns empty `results`. For exports, follow `next_cursor` (pass it as
          *     `cursor`, without `page`): keyset paging, no page cap, every row not changed during the walk seen
@@ -371,7 +371,7 @@ export interface paths {
          *     Hits are lightweight profiles; pass a hit's `id` to `GET /person` for the full record. Profiles
          *     withdrawn under a privacy request are never included in any list.
          *
-         *     **Paging.** `page` (1-1000, default 1), `per_page` (1-100, default 25) and `cursor` are body fields
+         *     **Paging.** `page` (1-1000, default 1; `page` × `per_page` at most 10,000, else 400 `PAGE_TOO_DEEP`: deeper by cursor), `per_page` (1-100, default 25) and `cursor` are body fields
          *     here. `total` is exact up to 10,000, or up to 1,000 with `query` or `title` (`total_relation` says
          *     `eq` or `gte`). For exports, follow
          *     `next_cursor` (send it as `cursor` with the same filters, without `page`): keyset paging, no page
@@ -563,7 +563,7 @@ export interface paths {
          * List the workspace's jobs
          * @description The workspace's list jobs, newest first (ties broken by `id`), until they expire.
          *
-         *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
+         *     **Paging.** `page` is 1-based (1-1000, default 1; `page` × `per_page` at most 10,000, else 400 `PAGE_TOO_DEEP`: deeper by cursor) and `per_page` is 1-100 (default 25); `total` is
          *     exact up to 10,000 (`total_relation`). Follow `next_cursor` (as `cursor`, without `page`) to walk
          *     every job; a malformed cursor is a 400 `INVALID_CURSOR`.
          */
@@ -716,7 +716,7 @@ export interface paths {
          *     matches for the whole walk exactly once. Profiles
          *     withdrawn under a privacy request are never included in any list.
          *
-         *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
+         *     **Paging.** `page` is 1-based (1-1000, default 1; `page` × `per_page` at most 10,000, else 400 `PAGE_TOO_DEEP`: deeper by cursor) and `per_page` is 1-100 (default 25); `total` is
          *     the number of matches over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`). A
          *     page past the last one returns empty `results`. For exports, follow `next_cursor` (pass it as
          *     `cursor`, without `page`): keyset paging, no page cap, every row not changed during the walk seen
@@ -820,7 +820,7 @@ export interface paths {
          *     it (the change log keeps no field value and no link to the subject).
          *
          *     **Filter and paging.** `since` keeps the changes detected at or after an instant. `page` is
-         *     1-based (1-1000, default 1) and `per_page` 1-100 (default 25); `total` is exact up to 10,000
+         *     1-based (1-1000, default 1; `page` × `per_page` at most 10,000, else 400 `PAGE_TOO_DEEP`: deeper by cursor) and `per_page` 1-100 (default 25); `total` is exact up to 10,000
          *     (`total_relation`). To walk the whole history follow `next_cursor` (pass it as `cursor`, without
          *     `page`); a malformed cursor or one from another query is a 400 `INVALID_CURSOR`.
          */
@@ -861,7 +861,7 @@ export interface paths {
          *
          *     Hits are lightweight; pass a hit's `id` or `company_id` to `GET /company` for the full record.
          *
-         *     **Paging.** `page` (1-1000, default 1), `per_page` (1-100, default 25) and `cursor` are body fields
+         *     **Paging.** `page` (1-1000, default 1; `page` × `per_page` at most 10,000, else 400 `PAGE_TOO_DEEP`: deeper by cursor), `per_page` (1-100, default 25) and `cursor` are body fields
          *     here. `total` is exact up to 10,000 (`total_relation` says `eq` or `gte`). For exports, follow
          *     `next_cursor` (send it as `cursor` with the same filters, without `page`): keyset paging, no page
          *     cap, every row not changed during the walk seen exactly once; a malformed cursor or one from
@@ -897,7 +897,7 @@ export interface paths {
          *     with that ID is indexed; 451 `DATA_SUBJECT_BLOCKED` when the company record was withdrawn under a
          *     privacy request. A known company with nobody matching is a 200 with empty `results`.
          *
-         *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
+         *     **Paging.** `page` is 1-based (1-1000, default 1; `page` × `per_page` at most 10,000, else 400 `PAGE_TOO_DEEP`: deeper by cursor) and `per_page` is 1-100 (default 25); `total` is
          *     the number of matches over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`). A
          *     page past the last one returns empty `results`. For exports, follow `next_cursor` (pass it as
          *     `cursor`, without `page`): keyset paging, no page cap, every row not changed during the walk seen
@@ -930,7 +930,7 @@ export interface paths {
          *     with that ID is indexed; 451 `DATA_SUBJECT_BLOCKED` when the company record was withdrawn under a
          *     privacy request. A known company with nobody matching is a 200 with empty `results`.
          *
-         *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
+         *     **Paging.** `page` is 1-based (1-1000, default 1; `page` × `per_page` at most 10,000, else 400 `PAGE_TOO_DEEP`: deeper by cursor) and `per_page` is 1-100 (default 25); `total` is
          *     the number of matches over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`). A
          *     page past the last one returns empty `results`. For exports, follow `next_cursor` (pass it as
          *     `cursor`, without `page`): keyset paging, no page cap, every row not changed during the walk seen
@@ -989,7 +989,7 @@ export interface paths {
          *     with that ID is indexed; 451 `DATA_SUBJECT_BLOCKED` when the company record was withdrawn under a
          *     privacy request. A known company with nobody matching is a 200 with empty `results`.
          *
-         *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
+         *     **Paging.** `page` is 1-based (1-1000, default 1; `page` × `per_page` at most 10,000, else 400 `PAGE_TOO_DEEP`: deeper by cursor) and `per_page` is 1-100 (default 25); `total` is
          *     the number of matches over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`). A
          *     page past the last one returns empty `results`. For exports, follow `next_cursor` (pass it as
          *     `cursor`, without `page`): keyset paging, no page cap, every row not changed during the walk seen
@@ -1022,7 +1022,7 @@ export interface paths {
          *     with that ID is indexed; 451 `DATA_SUBJECT_BLOCKED` when the company record was withdrawn under a
          *     privacy request. A known company with nobody matching is a 200 with empty `results`.
          *
-         *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
+         *     **Paging.** `page` is 1-based (1-1000, default 1; `page` × `per_page` at most 10,000, else 400 `PAGE_TOO_DEEP`: deeper by cursor) and `per_page` is 1-100 (default 25); `total` is
          *     the number of matches over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`). A
          *     page past the last one returns empty `results`. For exports, follow `next_cursor` (pass it as
          *     `cursor`, without `page`): keyset paging, no page cap, every row not changed during the walk seen
@@ -1203,7 +1203,7 @@ export interface paths {
          *
          *     **Filters.** `monitor_id` (one of the workspace's monitors; a job's events have none, so it
          *     leaves them out), `event` (types, repeatable: `event=job.completed&event=job.failed` for jobs only) and
-         *     `since` (created at or after). `page` is 1-based (1-1000, default 1), `per_page` 1-100 (default
+         *     `since` (created at or after). `page` is 1-based (1-1000, default 1; `page` × `per_page` at most 10,000, else 400 `PAGE_TOO_DEEP`: deeper by cursor), `per_page` 1-100 (default
          *     25); `total` is exact up to 10,000 (`total_relation`). A malformed cursor or one from another
          *     query is a 400 `INVALID_CURSOR`.
          */
@@ -1377,7 +1377,7 @@ export interface paths {
          *
          *     Authenticated by the dashboard's session cookie or by an API key (owner or member).
          *
-         *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
+         *     **Paging.** `page` is 1-based (1-1000, default 1; `page` × `per_page` at most 10,000, else 400 `PAGE_TOO_DEEP`: deeper by cursor) and `per_page` is 1-100 (default 25); `total` is
          *     exact up to 10,000 (`total_relation` says `eq` or `gte`). To walk every page, follow `next_cursor`
          *     (pass it as `cursor`, without `page`); a malformed cursor or one from another query is a 400
          *     `INVALID_CURSOR`.
@@ -1440,7 +1440,7 @@ export interface paths {
          *
          *     Authenticated by the dashboard's session cookie or by an API key (owner or member).
          *
-         *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
+         *     **Paging.** `page` is 1-based (1-1000, default 1; `page` × `per_page` at most 10,000, else 400 `PAGE_TOO_DEEP`: deeper by cursor) and `per_page` is 1-100 (default 25); `total` is
          *     exact up to 10,000 (`total_relation` says `eq` or `gte`). To walk every page, follow `next_cursor`
          *     (pass it as `cursor`, without `page`); a malformed cursor or one from another query is a 400
          *     `INVALID_CURSOR`.
@@ -1582,7 +1582,7 @@ export interface paths {
          *
          *     A monitor that does not exist, was deleted, or belongs to another workspace is 404 `NOT_FOUND`.
          *
-         *     **Paging.** `page` is 1-based (1-1000, default 1) and `per_page` is 1-100 (default 25); `total` is
+         *     **Paging.** `page` is 1-based (1-1000, default 1; `page` × `per_page` at most 10,000, else 400 `PAGE_TOO_DEEP`: deeper by cursor) and `per_page` is 1-100 (default 25); `total` is
          *     the number of deliveries over all pages, exact up to 10,000 (`total_relation` says `eq` or `gte`).
          *     A page past the last one returns empty `results`. To walk the whole log, follow `next_cursor`
          *     (pass it as `cursor`, without `page`): keyset paging, no page cap; a malformed cursor or one from
@@ -2111,6 +2111,7 @@ export interface components {
          *     | 400 | `MATCH_INPUT_INSUFFICIENT` | a match query with too little to tell people or companies apart; the message lists the combinations that work |
          *     | 400 | `JOB_UPLOAD_UNUSABLE` | list job upload: empty, a header only, an unreadable or duplicate header, or no column that can identify or match anyone (the message names the columns seen and those understood) |
          *     | 400 | `INVALID_CURSOR` | list `cursor` malformed, altered, or from another query (other operation or filters) |
+         *     | 400 | `PAGE_TOO_DEEP` | list offset page past the 10,000th result (`page` × `per_page` > 10,000); the message points to `next_cursor`, which has no depth limit |
          *     | 401 | `API_KEY_INVALID` | missing, malformed, unknown or revoked API key; no live dashboard session |
          *     | 403 | `OWNER_REQUIRED` | a member asked for what only the workspace owner may do |
          *     | 403 | `ORIGIN_NOT_ALLOWED` | a call with the dashboard's session cookie (any method) from another origin |
@@ -2137,7 +2138,7 @@ export interface components {
          *     | 503 | `SERVICE_UNAVAILABLE` | the database is unreachable or did not answer in time; see `Retry-After` |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "JOB_UPLOAD_UNUSABLE" | "MATCH_INPUT_INSUFFICIENT" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "NO_MATCH" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "SECRET_ROTATION_IN_PROGRESS" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "JOB_UPLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_HEADERS_TOO_LARGE" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "PAGE_TOO_DEEP" | "JOB_UPLOAD_UNUSABLE" | "MATCH_INPUT_INSUFFICIENT" | "API_KEY_INVALID" | "OWNER_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "LICENSE_INACTIVE" | "NOT_FOUND" | "NO_MATCH" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "MONITOR_LIMIT_REACHED" | "SECRET_ALREADY_REVEALED" | "SECRET_ROTATION_IN_PROGRESS" | "DELIVERY_NOT_FAILED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "JOB_UPLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_HEADERS_TOO_LARGE" | "DATA_SUBJECT_BLOCKED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "LIVE_SOURCE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
         /** @description Body of every error response. */
         ErrorResponse: {
             /** @description Human-readable explanation; for 400 it names the offending parameter. The wording may change at any time: do not parse it. */
@@ -2599,7 +2600,7 @@ export interface components {
             metadata: components["schemas"]["Metadata"];
         };
         /**
-         * @description 1-based page number.
+         * @description 1-based page number. Offset paging reaches the first 10,000 results: `page` × `per_page` over 10,000 is a 400 `PAGE_TOO_DEEP` (per_page 100: up to page 100; per_page 10: up to page 1000); read deeper by following `next_cursor`.
          * @default 1
          */
         PageNumber: number;
@@ -4183,7 +4184,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The request is malformed (`VALIDATION_ERROR`): a parameter or body field is missing, has the wrong type or is out of bounds, the JSON is malformed, or the body has an unknown field. The message names the parameter. Lists answer `INVALID_CURSOR` for a `cursor` that is malformed or belongs to another query (another operation or other filters): start the walk again without it. Do not retry unchanged. */
+        /** @description The request is malformed (`VALIDATION_ERROR`): a parameter or body field is missing, has the wrong type or is out of bounds, the JSON is malformed, or the body has an unknown field. The message names the parameter. Lists answer `INVALID_CURSOR` for a `cursor` that is malformed or belongs to another query (another operation or other filters): start the walk again without it. An offset page past the 10,000th result (`page` × `per_page` over 10,000) is `PAGE_TOO_DEEP`: read further by following `next_cursor` (keyset paging, no depth limit). Do not retry unchanged. */
         BadRequestList: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -4384,7 +4385,7 @@ export interface components {
          */
         Since: string;
         /**
-         * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+         * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`. `page` × `per_page` over 10,000 (past the 10,000th result) is a 400 `PAGE_TOO_DEEP`: read deeper by following `next_cursor`.
          * @example 1
          */
         Page: components["schemas"]["PageNumber"];
@@ -4792,7 +4793,7 @@ export interface operations {
                  */
                 since?: components["parameters"]["Since"];
                 /**
-                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`. `page` × `per_page` over 10,000 (past the 10,000th result) is a 400 `PAGE_TOO_DEEP`: read deeper by following `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -4853,7 +4854,7 @@ export interface operations {
                  */
                 id?: components["parameters"]["PersonId"];
                 /**
-                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`. `page` × `per_page` over 10,000 (past the 10,000th result) is a 400 `PAGE_TOO_DEEP`: read deeper by following `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -4914,7 +4915,7 @@ export interface operations {
                  */
                 id?: components["parameters"]["PersonId"];
                 /**
-                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`. `page` × `per_page` over 10,000 (past the 10,000th result) is a 400 `PAGE_TOO_DEEP`: read deeper by following `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -4975,7 +4976,7 @@ export interface operations {
                  */
                 previous_company?: components["parameters"]["PreviousCompany"];
                 /**
-                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`. `page` × `per_page` over 10,000 (past the 10,000th result) is a 400 `PAGE_TOO_DEEP`: read deeper by following `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -5249,7 +5250,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`. `page` × `per_page` over 10,000 (past the 10,000th result) is a 400 `PAGE_TOO_DEEP`: read deeper by following `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -5507,7 +5508,7 @@ export interface operations {
                  */
                 school: components["parameters"]["School"];
                 /**
-                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`. `page` × `per_page` over 10,000 (past the 10,000th result) is a 400 `PAGE_TOO_DEEP`: read deeper by following `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -5699,7 +5700,7 @@ export interface operations {
                  */
                 since?: components["parameters"]["Since"];
                 /**
-                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`. `page` × `per_page` over 10,000 (past the 10,000th result) is a 400 `PAGE_TOO_DEEP`: read deeper by following `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -5788,7 +5789,7 @@ export interface operations {
                  */
                 company_id: components["parameters"]["EmployerCompanyId"];
                 /**
-                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`. `page` × `per_page` over 10,000 (past the 10,000th result) is a 400 `PAGE_TOO_DEEP`: read deeper by following `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -5839,7 +5840,7 @@ export interface operations {
                  */
                 company_id: components["parameters"]["EmployerCompanyId"];
                 /**
-                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`. `page` × `per_page` over 10,000 (past the 10,000th result) is a 400 `PAGE_TOO_DEEP`: read deeper by following `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -5934,7 +5935,7 @@ export interface operations {
                  */
                 within_months?: components["parameters"]["WithinMonths"];
                 /**
-                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`. `page` × `per_page` over 10,000 (past the 10,000th result) is a 400 `PAGE_TOO_DEEP`: read deeper by following `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -5985,7 +5986,7 @@ export interface operations {
                  */
                 company_id: components["parameters"]["EmployerCompanyId"];
                 /**
-                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`. `page` × `per_page` over 10,000 (past the 10,000th result) is a 400 `PAGE_TOO_DEEP`: read deeper by following `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -6184,7 +6185,7 @@ export interface operations {
                  */
                 since?: components["parameters"]["EventSince"];
                 /**
-                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`. `page` × `per_page` over 10,000 (past the 10,000th result) is a 400 `PAGE_TOO_DEEP`: read deeper by following `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -6513,7 +6514,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`. `page` × `per_page` over 10,000 (past the 10,000th result) is a 400 `PAGE_TOO_DEEP`: read deeper by following `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -6630,7 +6631,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`. `page` × `per_page` over 10,000 (past the 10,000th result) is a 400 `PAGE_TOO_DEEP`: read deeper by following `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -6829,7 +6830,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`.
+                 * @description 1-based page number. A page past the last one is not an error: it returns empty `results` with the real `total`. `page` × `per_page` over 10,000 (past the 10,000th result) is a 400 `PAGE_TOO_DEEP`: read deeper by following `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
