@@ -698,6 +698,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/jobs/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a job's completion webhook deliveries
+         * @description The delivery log of a job submitted with `webhook_url`, as `GET /monitors/{id}/deliveries` shows
+         *     a monitor's: the completion webhook (`job.completed` or `job.failed`), its state, every attempt
+         *     (time, HTTP status or network error, latency) and when the next attempt is due. Use it to debug
+         *     a receiver. A job has at most one delivery (its completion), so the list is never paged: it is
+         *     empty while the job has not finished, for a cancelled job (no event) and for a job without
+         *     `webhook_url`.
+         *
+         *     Attempts follow the monitors' rules and schedule (SSRF filter, timeout, retries with
+         *     `Retry-After` honoured for 429 and 503). The log is deleted with the job (`DELETE /jobs/{id}`
+         *     or the retention). A job that does not exist, was deleted, or belongs to another workspace is
+         *     404 `NOT_FOUND`.
+         */
+        get: operations["listJobDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/institution/alumni": {
         parameters: {
             query?: never;
@@ -3293,6 +3323,56 @@ export interface components {
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
+        /** @description One attempt of a delivery, as the service saw it. */
+        DeliveryAttempt: {
+            /**
+             * Format: date-time
+             * @description When the attempt started.
+             */
+            attempted_at: string;
+            /** @description HTTP status the receiver answered; null when no answer arrived (see `error`). */
+            status_code: number | null;
+            /** @description Why the attempt did not succeed, in words (`timeout`, `connection refused`, `blocked address: 127.0.0.1 is a loopback address`, `redirect not followed`, `HTTP 500`, ...); null for a successful attempt. The wording may change; switch on `status_code`. */
+            error: string | null;
+            /** @description Milliseconds from the start of the attempt to the answer's status line, or to the failure. */
+            latency_ms: number;
+        };
+        /** @description The completion webhook of a job submitted with `webhook_url` (its `job.completed` or `job.failed` event, sent to that URL), with every attempt, as a monitor's delivery is shown. The payload itself is not repeated here: it is the job's event in `GET /events`, byte for byte. */
+        JobDelivery: {
+            /**
+             * Format: uuid
+             * @description The delivery ID, sent as the `webhook-id` header and the payload `id` (the feed event's `id`); the same on every attempt.
+             */
+            id: string;
+            /**
+             * @description The event delivered.
+             * @enum {string}
+             */
+            event: "job.completed" | "job.failed";
+            /**
+             * Format: date-time
+             * @description When the event was enqueued (in the transaction that finished the job).
+             */
+            created_at: string;
+            /**
+             * @description `pending`: queued or being retried (`next_attempt_at` says when the next attempt is due); `succeeded`: a 2xx answer arrived within the delivery timeout; `failed`: every attempt of the schedule failed (a job's delivery is not redelivered on demand).
+             * @enum {string}
+             */
+            state: "pending" | "succeeded" | "failed";
+            /** @description Every attempt, oldest first; empty while the first one has not been made. */
+            attempts: components["schemas"]["DeliveryAttempt"][];
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (`pending` only; null in every other state).
+             */
+            next_attempt_at: string | null;
+        };
+        /** @description A job's completion webhook deliveries (none, or one), newest first. */
+        JobDeliveryListResponse: {
+            results: components["schemas"]["JobDelivery"][];
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
         /** @description One company record. */
         CompanyResponse: {
             data: components["schemas"]["CompanyResult"];
@@ -4002,20 +4082,6 @@ export interface components {
          * @enum {string}
          */
         DeliveryState: "pending" | "succeeded" | "failed" | "cancelled";
-        /** @description One attempt of a delivery, as the service saw it. */
-        DeliveryAttempt: {
-            /**
-             * Format: date-time
-             * @description When the attempt started.
-             */
-            attempted_at: string;
-            /** @description HTTP status the receiver answered; null when no answer arrived (see `error`). */
-            status_code: number | null;
-            /** @description Why the attempt did not succeed, in words (`timeout`, `connection refused`, `blocked address: 127.0.0.1 is a loopback address`, `redirect not followed`, `HTTP 500`, ...); null for a successful attempt. The wording may change; switch on `status_code`. */
-            error: string | null;
-            /** @description Milliseconds from the start of the attempt to the answer's status line, or to the failure. */
-            latency_ms: number;
-        };
         /** @description One event sent (or to be sent) to the monitor's `webhook_url`, with every attempt. The payload itself is not repeated here. */
         MonitorDelivery: {
             /**
@@ -5486,6 +5552,44 @@ export interface operations {
                 content: {
                     "text/csv": string;
                     "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listJobDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description ID of the list job. A job that does not exist, expired, was deleted, or belongs to another workspace is answered with 404 `NOT_FOUND`.
+                 * @example 3f2c8a1e-7b4d-4e6a-9c1f-5d8e2a7b0c93
+                 */
+                id: components["parameters"]["JobIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's deliveries (none, or one). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobDeliveryListResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -429,3 +429,22 @@ export async function recordJobDeliveryAttempt(
   );
   return (rowCount ?? 0) > 0;
 }
+
+export interface JobDeliveryRow {
+  id: string;
+  event: string;
+  created_at: Date;
+  state: 'pending' | 'succeeded' | 'failed';
+  attempts: { attempted_at: string; status_code: number | null; error: string | null; latency_ms: number }[];
+  next_attempt_at: Date;
+}
+
+/** A job's completion webhook deliveries (none or one), newest first (index list_job_deliveries_job). */
+export async function jobDeliveries(db: Knex, jobId: string): Promise<JobDeliveryRow[]> {
+  const { rows } = await db.raw<{ rows: JobDeliveryRow[] }>(
+    `select id, body::jsonb->>'event' as event, created_at, state, attempts, next_attempt_at
+     from list_job_deliveries where job_id = ? order by created_at desc, id`,
+    [jobId],
+  );
+  return rows;
+}
