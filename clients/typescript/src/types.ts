@@ -574,9 +574,15 @@ export interface paths {
          * @description Uploads a list of people as the request body and starts a job that resolves every row: by its
          *     identifier when it has one (a profile URL, a slug or an `id`: likelihood 1, as `GET /person`),
          *     else by a match (the engine and bar of `POST /person/match`). The body is streamed into the
-         *     database as it arrives, never held whole in memory; the answer, 202, comes once the body is
-         *     stored, with the job `queued` and `rows_read` set. Follow it with `GET /jobs/{id}`, download with
-         *     `GET /jobs/{id}/results`.
+         *     database as it arrives (parsed and stored in batches of 1,000 rows while the next bytes come in;
+         *     never held whole in memory); the answer, 202, comes as soon as the body's last byte is stored,
+         *     with the job `queued` and `rows_read` set. That is the earliest moment the upload can be said to
+         *     be safe, and it does not wait for any row to be worked on: the time from the last byte sent to
+         *     the 202 is one batch and the queueing of the job's chunks, whatever the file's size (measured in
+         *     `npm run bench:jobs`). The service does not answer before the body is read: a 413 for a body over
+         *     a limit, or a broken-off upload, must still be answerable with nothing kept, and HTTP/1.1
+         *     clients (curl, fetch, the CLI, browsers) do not reliably read an answer while they still send.
+         *     Follow the job with `GET /jobs/{id}`, download with `GET /jobs/{id}/results`.
          *
          *     **Body.** `Content-Type: text/csv` (UTF-8, with or without a BOM; comma or semicolon, whichever
          *     the header uses; RFC 4180 quotes, line ends inside quotes allowed) with a header line, or
@@ -599,7 +605,14 @@ export interface paths {
          *     **Limits** (checked while the body streams, before the job is visible): at most 1,000,000 rows
          *     and JOB_UPLOAD_MAX_BYTES (default 1 GiB); over either, 413 `JOB_UPLOAD_TOO_LARGE` and nothing is
          *     kept. A job counts once against the rate limit (this request); its rows are never metered and
-         *     never reach the live source. At most JOB_CONCURRENT_PER_WORKSPACE jobs (default 2) of a
+         *     never reach the live source.
+         *
+         *     **Realtime is not offered for jobs.** A job resolves rows from the lake only, never through the
+         *     live source, so it never triggers metered realtime (`GET /person/realtime`) and never adds to
+         *     the workspace's realtime usage; a row the lake does not know is `unmatched`. To fetch such rows
+         *     live, call `GET /person/realtime` for them (metered per call).
+         *
+         *     At most JOB_CONCURRENT_PER_WORKSPACE jobs (default 2) of a
          *     workspace run at once; later ones wait `queued`.
          *
          *     **Completion.** A `job.completed` or `job.failed` event in the workspace's event feed
