@@ -64,16 +64,31 @@ async function main() {
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
   };
-  const submit = async (csv: string | Readable) => {
+  /**
+   * POST /jobs with the body streamed from `parts`; `afterLastByteMs` is the time from the body's
+   * last piece handed to the HTTP client (undici pulls the next piece once the previous one is
+   * written) to the 202's status line: how long the server takes once the upload is in.
+   */
+  let afterLastByteMs = NaN;
+  const submit = async (csv: string | Iterable<string>) => {
+    let lastByteAt = NaN;
+    const parts = typeof csv === 'string' ? [csv] : csv;
+    const body = Readable.from(
+      (function* () {
+        yield* parts;
+        lastByteAt = performance.now();
+      })(),
+    );
     const res = await fetch(`${api}/jobs`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'text/csv' },
-      body: typeof csv === 'string' ? csv : (Readable.toWeb(csv) as ReadableStream),
+      body: Readable.toWeb(body) as ReadableStream,
       duplex: 'half',
     } as RequestInit);
-    const body = (await res.json()) as { job: { id: string }; error?: string };
-    if (res.status !== 202) throw new Error(`POST /jobs: ${res.status} ${body.error}`);
-    return body.job.id;
+    afterLastByteMs = performance.now() - lastByteAt;
+    const answer = (await res.json()) as { job: { id: string }; error?: string };
+    if (res.status !== 202) throw new Error(`POST /jobs: ${res.status} ${answer.error}`);
+    return answer.job.id;
   };
   const finished = async (id: string) => {
     for (;;) {
@@ -90,6 +105,7 @@ async function main() {
   try {
     const ids = sample.slice(0, idRows);
     const idJobS = await timed(async () => finished(await submit(`username\n${ids.map((p) => p.username).join('\n')}\n`)));
+    const idAfterLastByteMs = afterLastByteMs;
     const idBulkS = await timed(async () => {
       for (let i = 0; i < ids.length; i += 100) await post('/people/bulk-enrich', { profiles: ids.slice(i, i + 100).map((p) => ({ username: p.username })) });
     });
@@ -124,22 +140,22 @@ async function main() {
     const target = uploadMb * 1024 * 1024;
     let sent = 0;
     let n = 0;
-    const gen = Readable.from(
-      (function* () {
-        yield 'email,name,company,notes\n';
-        while (sent < target) {
-          let chunk = '';
-          for (let i = 0; i < 1000; i++) chunk += `person${n++}@nowhere-${n % 997}.example,Someone Number${n},Nowhere Corp ${n % 31},${'x'.repeat(40)}\n`;
-          sent += chunk.length;
-          yield chunk;
-        }
-      })(),
-    );
+    const gen = (function* () {
+      yield 'email,name,company,notes\n';
+      while (sent < target) {
+        let chunk = '';
+        for (let i = 0; i < 1000; i++) chunk += `person${n++}@nowhere-${n % 997}.example,Someone Number${n},Nowhere Corp ${n % 31},${'x'.repeat(40)}\n`;
+        sent += chunk.length;
+        yield chunk;
+      }
+    })();
     let uploadS = NaN;
+    let uploadAfterLastByteMs = NaN;
     let uploadNote = '';
     try {
       uploadS = await timed(async () => {
         const id = await submit(gen);
+        uploadAfterLastByteMs = afterLastByteMs;
         await fetch(`${api}/jobs/${id}`, { method: 'DELETE', headers: auth });
       });
     } catch (err) {
@@ -154,6 +170,7 @@ async function main() {
     line(`match rows ${queries.length}: job ${(queries.length / matchJobS).toFixed(0)} rows/s (${matchJobS.toFixed(1)} s)  bulk-match ${(queries.length / matchBulkS).toFixed(0)} rows/s (${matchBulkS.toFixed(1)} s)  job/bulk ${ratio(matchBulkS, matchJobS)} (aim >= ${AIMS.throughputRatio})`);
     line(`GET /person p95: ${percentile(quiet, 0.95).toFixed(1)} ms without a job, ${percentile(busy, 0.95).toFixed(1)} ms while a job ran (job ${busyState.job.status} at the end)  ratio ${ratio(percentile(busy, 0.95), percentile(quiet, 0.95))} (aim <= ${AIMS.lookupP95Ratio})`);
     line(`upload ${(sent / 1024 / 1024).toFixed(0)} MB (${n} rows) in ${uploadS.toFixed(1)} s${uploadNote}: server RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MB, growth ${(peak - before).toFixed(0)} MB (aim <= ${AIMS.rssGrowthMb} MB for 500 MB)`);
+    line(`last byte sent -> 202: ${uploadAfterLastByteMs.toFixed(0)} ms for the ${(sent / 1024 / 1024).toFixed(0)} MB upload, ${idAfterLastByteMs.toFixed(0)} ms for the ${ids.length}-row identifier job`);
   } finally {
     await server.stop();
     await knex.destroy();

@@ -9,7 +9,7 @@
 import os from 'node:os';
 import { Readable } from 'node:stream';
 import { loadConfig } from '../src/config';
-import { createKnex } from '../src/db/knex';
+import { createKnex, migrateLatest } from '../src/db/knex';
 import * as repo from '../src/db/repositories/listJobs';
 import { createWorkspace } from '../src/domain/workspaces/admin';
 import { submitJob } from '../src/domain/jobs/upload';
@@ -24,6 +24,7 @@ const chunkRows = intArg('chunk-rows', loadConfig().jobs.chunkRows);
 async function main() {
   const db = await benchDatabaseUrl('enrich_bench_jobs');
   const knex = createKnex(db.url, 4);
+  await migrateLatest(knex);
   const config = loadConfig();
   const ws = await createWorkspace(knex, { name: `bench-jobs-profile-${Date.now()}`, rateLimit: 1_000_000_000, active: true });
   const slugs = ((await knex('persons').select('username').orderByRaw('random()').limit(rows)) as { username: string }[]).map((p) => p.username);
