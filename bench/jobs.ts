@@ -14,7 +14,8 @@
  *
  * The aims (printed beside the figures, never asserted): a job >= 0.8x the bulk path's rows per
  * second; RSS growth <= 150 MB while a 500 MB upload streams; lookup p95 during a job <= 2x without.
- * Defaults are small (a shared 2-core machine): --persons=20000 --id-rows=20000 --match-rows=4000
+ * `--parts=id,match,lookups,upload` runs some of them (each part's lines are printed as soon as it
+ * is measured, with the load average then). Defaults are small (a shared 2-core machine): --persons=20000 --id-rows=20000 --match-rows=4000
  * --lookups=400 --upload-mb=100. The issue's sizes: --persons=100000 --id-rows=100000
  * --match-rows=20000 --upload-mb=500.
  */
@@ -23,7 +24,7 @@ import os from 'node:os';
 import { Readable } from 'node:stream';
 import { createKnex, migrateLatest } from '../src/db/knex';
 import { createWorkspace } from '../src/domain/workspaces/admin';
-import { benchDatabaseUrl, ensureLake, intArg, percentile, startServerProcess } from './lib';
+import { benchDatabaseUrl, ensureLake, intArg, percentile, startServerProcess, stringArg } from './lib';
 
 const AIMS = { throughputRatio: 0.8, rssGrowthMb: 150, lookupP95Ratio: 2 };
 
@@ -32,6 +33,8 @@ const idRows = intArg('id-rows', 20_000);
 const matchRows = intArg('match-rows', 4_000);
 const lookups = intArg('lookups', 400);
 const uploadMb = intArg('upload-mb', 100);
+/** Which parts to run (comma-separated: id, match, lookups, upload); all by default. */
+const parts = new Set((stringArg('parts') ?? 'id,match,lookups,upload').split(','));
 
 const rssMb = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -64,16 +67,31 @@ async function main() {
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
   };
-  const submit = async (csv: string | Readable) => {
+  /**
+   * POST /jobs with the body streamed from `parts`; `afterLastByteMs` is the time from the body's
+   * last piece handed to the HTTP client (undici pulls the next piece once the previous one is
+   * written) to the 202's status line: how long the server takes once the upload is in.
+   */
+  let afterLastByteMs = NaN;
+  const submit = async (csv: string | Iterable<string>) => {
+    let lastByteAt = NaN;
+    const parts = typeof csv === 'string' ? [csv] : csv;
+    const body = Readable.from(
+      (function* () {
+        yield* parts;
+        lastByteAt = performance.now();
+      })(),
+    );
     const res = await fetch(`${api}/jobs`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'text/csv' },
-      body: typeof csv === 'string' ? csv : (Readable.toWeb(csv) as ReadableStream),
+      body: Readable.toWeb(body) as ReadableStream,
       duplex: 'half',
     } as RequestInit);
-    const body = (await res.json()) as { job: { id: string }; error?: string };
-    if (res.status !== 202) throw new Error(`POST /jobs: ${res.status} ${body.error}`);
-    return body.job.id;
+    afterLastByteMs = performance.now() - lastByteAt;
+    const answer = (await res.json()) as { job: { id: string }; error?: string };
+    if (res.status !== 202) throw new Error(`POST /jobs: ${res.status} ${answer.error}`);
+    return answer.job.id;
   };
   const finished = async (id: string) => {
     for (;;) {
@@ -87,45 +105,59 @@ async function main() {
     await fn();
     return (performance.now() - t) / 1000;
   };
+  const ratio = (a: number, b: number) => (a / b).toFixed(2);
+  const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  // Each part's figures are printed as soon as measured, with the load average at that moment.
+  const line = (s: string) => process.stdout.write(`${s}  [load ${load()}]\n`);
   try {
-    const ids = sample.slice(0, idRows);
-    const idJobS = await timed(async () => finished(await submit(`username\n${ids.map((p) => p.username).join('\n')}\n`)));
-    const idBulkS = await timed(async () => {
-      for (let i = 0; i < ids.length; i += 100) await post('/people/bulk-enrich', { profiles: ids.slice(i, i + 100).map((p) => ({ username: p.username })) });
-    });
-    const queries = sample.filter((p) => p.company).slice(0, matchRows);
-    const quote = (v: string) => `"${v.replace(/"/g, '""')}"`;
-    const matchJobS = await timed(async () => finished(await submit(`name,company\n${queries.map((p) => `${quote(p.full_name)},${quote(p.company!)}`).join('\n')}\n`)));
-    const matchBulkS = await timed(async () => {
-      for (let i = 0; i < queries.length; i += 100) await post('/people/bulk-match', { queries: queries.slice(i, i + 100).map((p) => ({ name: p.full_name, company: p.company! })) });
-    });
-
-    const lookupLatencies = async () => {
-      const ms: number[] = [];
-      for (const p of sample.slice(0, lookups)) {
-        const t = performance.now();
-        const res = await fetch(`${api}/person?username=${encodeURIComponent(p.username)}`, { headers: auth });
-        await res.arrayBuffer();
-        ms.push(performance.now() - t);
-        if (res.status !== 200) throw new Error(`GET /person answered ${res.status}`);
-      }
-      return ms.sort((a, b) => a - b);
-    };
-    const quiet = await lookupLatencies();
-    const busyJob = await submit(`username\n${sample.map((p) => p.username).join('\n')}\n${sample.map((p) => p.username).join('\n')}\n`);
-    const busy = await lookupLatencies();
-    const busyState = (await (await fetch(`${api}/jobs/${busyJob}`, { headers: auth })).json()) as { job: { status: string } };
-    await fetch(`${api}/jobs/${busyJob}/cancel`, { method: 'POST', headers: auth });
-
-    // Memory: generated rows (emails of no one), streamed.
-    const before = rssMb(server.child.pid!);
-    let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(server.child.pid!))), 50);
-    const target = uploadMb * 1024 * 1024;
-    let sent = 0;
-    let n = 0;
-    const gen = Readable.from(
-      (function* () {
+    line(`bench:jobs  lake ${persons} persons  ${os.cpus().length} cores  parts ${[...parts].join(',')}`);
+    if (parts.has('id')) {
+      const ids = sample.slice(0, idRows);
+      const idJobS = await timed(async () => finished(await submit(`username\n${ids.map((p) => p.username).join('\n')}\n`)));
+      const idAfterLastByteMs = afterLastByteMs;
+      const idBulkS = await timed(async () => {
+        for (let i = 0; i < ids.length; i += 100) await post('/people/bulk-enrich', { profiles: ids.slice(i, i + 100).map((p) => ({ username: p.username })) });
+      });
+      line(`identifier rows ${ids.length}: job ${(ids.length / idJobS).toFixed(0)} rows/s (${idJobS.toFixed(1)} s)  bulk-enrich ${(ids.length / idBulkS).toFixed(0)} rows/s (${idBulkS.toFixed(1)} s)  job/bulk ${ratio(idBulkS, idJobS)} (aim >= ${AIMS.throughputRatio})`);
+      line(`last byte sent -> 202: ${idAfterLastByteMs.toFixed(0)} ms for the ${ids.length}-row identifier job`);
+    }
+    if (parts.has('match')) {
+      const queries = sample.filter((p) => p.company).slice(0, matchRows);
+      const quote = (v: string) => `"${v.replace(/"/g, '""')}"`;
+      const matchJobS = await timed(async () => finished(await submit(`name,company\n${queries.map((p) => `${quote(p.full_name)},${quote(p.company!)}`).join('\n')}\n`)));
+      const matchBulkS = await timed(async () => {
+        for (let i = 0; i < queries.length; i += 100) await post('/people/bulk-match', { queries: queries.slice(i, i + 100).map((p) => ({ name: p.full_name, company: p.company! })) });
+      });
+      line(`match rows ${queries.length}: job ${(queries.length / matchJobS).toFixed(0)} rows/s (${matchJobS.toFixed(1)} s)  bulk-match ${(queries.length / matchBulkS).toFixed(0)} rows/s (${matchBulkS.toFixed(1)} s)  job/bulk ${ratio(matchBulkS, matchJobS)} (aim >= ${AIMS.throughputRatio})`);
+    }
+    if (parts.has('lookups')) {
+      const lookupLatencies = async () => {
+        const ms: number[] = [];
+        for (const p of sample.slice(0, lookups)) {
+          const t = performance.now();
+          const res = await fetch(`${api}/person?username=${encodeURIComponent(p.username)}`, { headers: auth });
+          await res.arrayBuffer();
+          ms.push(performance.now() - t);
+          if (res.status !== 200) throw new Error(`GET /person answered ${res.status}`);
+        }
+        return ms.sort((a, b) => a - b);
+      };
+      const quiet = await lookupLatencies();
+      const busyJob = await submit(`username\n${sample.map((p) => p.username).join('\n')}\n${sample.map((p) => p.username).join('\n')}\n`);
+      const busy = await lookupLatencies();
+      const busyState = (await (await fetch(`${api}/jobs/${busyJob}`, { headers: auth })).json()) as { job: { status: string } };
+      await fetch(`${api}/jobs/${busyJob}/cancel`, { method: 'POST', headers: auth });
+      line(`GET /person p95: ${percentile(quiet, 0.95).toFixed(1)} ms without a job, ${percentile(busy, 0.95).toFixed(1)} ms while a job ran (job ${busyState.job.status} at the end)  ratio ${ratio(percentile(busy, 0.95), percentile(quiet, 0.95))} (aim <= ${AIMS.lookupP95Ratio})`);
+    }
+    if (parts.has('upload')) {
+      // Memory: generated rows (emails of no one), streamed.
+      const before = rssMb(server.child.pid!);
+      let peak = before;
+      const sampler = setInterval(() => (peak = Math.max(peak, rssMb(server.child.pid!))), 50);
+      const target = uploadMb * 1024 * 1024;
+      let sent = 0;
+      let n = 0;
+      const gen = (function* () {
         yield 'email,name,company,notes\n';
         while (sent < target) {
           let chunk = '';
@@ -133,27 +165,23 @@ async function main() {
           sent += chunk.length;
           yield chunk;
         }
-      })(),
-    );
-    let uploadS = NaN;
-    let uploadNote = '';
-    try {
-      uploadS = await timed(async () => {
-        const id = await submit(gen);
-        await fetch(`${api}/jobs/${id}`, { method: 'DELETE', headers: auth });
-      });
-    } catch (err) {
-      uploadNote = ` (refused: ${err instanceof Error ? err.message.slice(0, 120) : String(err)})`;
+      })();
+      let uploadS = NaN;
+      let uploadAfterLastByteMs = NaN;
+      let uploadNote = '';
+      try {
+        uploadS = await timed(async () => {
+          const id = await submit(gen);
+          uploadAfterLastByteMs = afterLastByteMs;
+          await fetch(`${api}/jobs/${id}`, { method: 'DELETE', headers: auth });
+        });
+      } catch (err) {
+        uploadNote = ` (refused: ${err instanceof Error ? err.message.slice(0, 120) : String(err)})`;
+      }
+      clearInterval(sampler);
+      line(`upload ${(sent / 1024 / 1024).toFixed(0)} MB (${n} rows) in ${uploadS.toFixed(1)} s${uploadNote}: server RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MB, growth ${(peak - before).toFixed(0)} MB (aim <= ${AIMS.rssGrowthMb} MB for 500 MB)`);
+      line(`last byte sent -> 202: ${uploadAfterLastByteMs.toFixed(0)} ms for the ${(sent / 1024 / 1024).toFixed(0)} MB upload`);
     }
-    clearInterval(sampler);
-
-    const ratio = (a: number, b: number) => (a / b).toFixed(2);
-    const line = (s: string) => process.stdout.write(`${s}\n`);
-    line(`bench:jobs  lake ${persons} persons  ${os.cpus().length} cores  load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    line(`identifier rows ${ids.length}: job ${(ids.length / idJobS).toFixed(0)} rows/s (${idJobS.toFixed(1)} s)  bulk-enrich ${(ids.length / idBulkS).toFixed(0)} rows/s (${idBulkS.toFixed(1)} s)  job/bulk ${ratio(idBulkS, idJobS)} (aim >= ${AIMS.throughputRatio})`);
-    line(`match rows ${queries.length}: job ${(queries.length / matchJobS).toFixed(0)} rows/s (${matchJobS.toFixed(1)} s)  bulk-match ${(queries.length / matchBulkS).toFixed(0)} rows/s (${matchBulkS.toFixed(1)} s)  job/bulk ${ratio(matchBulkS, matchJobS)} (aim >= ${AIMS.throughputRatio})`);
-    line(`GET /person p95: ${percentile(quiet, 0.95).toFixed(1)} ms without a job, ${percentile(busy, 0.95).toFixed(1)} ms while a job ran (job ${busyState.job.status} at the end)  ratio ${ratio(percentile(busy, 0.95), percentile(quiet, 0.95))} (aim <= ${AIMS.lookupP95Ratio})`);
-    line(`upload ${(sent / 1024 / 1024).toFixed(0)} MB (${n} rows) in ${uploadS.toFixed(1)} s${uploadNote}: server RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MB, growth ${(peak - before).toFixed(0)} MB (aim <= ${AIMS.rssGrowthMb} MB for 500 MB)`);
   } finally {
     await server.stop();
     await knex.destroy();

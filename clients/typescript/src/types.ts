@@ -574,9 +574,15 @@ export interface paths {
          * @description Uploads a list of people as the request body and starts a job that resolves every row: by its
          *     identifier when it has one (a profile URL, a slug or an `id`: likelihood 1, as `GET /person`),
          *     else by a match (the engine and bar of `POST /person/match`). The body is streamed into the
-         *     database as it arrives, never held whole in memory; the answer, 202, comes once the body is
-         *     stored, with the job `queued` and `rows_read` set. Follow it with `GET /jobs/{id}`, download with
-         *     `GET /jobs/{id}/results`.
+         *     database as it arrives (parsed and stored in batches of 1,000 rows while the next bytes come in;
+         *     never held whole in memory); the answer, 202, comes as soon as the body's last byte is stored,
+         *     with the job `queued` and `rows_read` set. That is the earliest moment the upload can be said to
+         *     be safe, and it does not wait for any row to be worked on: the time from the last byte sent to
+         *     the 202 is one batch and the queueing of the job's chunks, whatever the file's size (measured in
+         *     `npm run bench:jobs`). The service does not answer before the body is read: a 413 for a body over
+         *     a limit, or a broken-off upload, must still be answerable with nothing kept, and HTTP/1.1
+         *     clients (curl, fetch, the CLI, browsers) do not reliably read an answer while they still send.
+         *     Follow the job with `GET /jobs/{id}`, download with `GET /jobs/{id}/results`.
          *
          *     **Body.** `Content-Type: text/csv` (UTF-8, with or without a BOM; comma or semicolon, whichever
          *     the header uses; RFC 4180 quotes, line ends inside quotes allowed) with a header line, or
@@ -599,7 +605,14 @@ export interface paths {
          *     **Limits** (checked while the body streams, before the job is visible): at most 1,000,000 rows
          *     and JOB_UPLOAD_MAX_BYTES (default 1 GiB); over either, 413 `JOB_UPLOAD_TOO_LARGE` and nothing is
          *     kept. A job counts once against the rate limit (this request); its rows are never metered and
-         *     never reach the live source. At most JOB_CONCURRENT_PER_WORKSPACE jobs (default 2) of a
+         *     never reach the live source.
+         *
+         *     **Realtime is not offered for jobs.** A job resolves rows from the lake only, never through the
+         *     live source, so it never triggers metered realtime (`GET /person/realtime`) and never adds to
+         *     the workspace's realtime usage; a row the lake does not know is `unmatched`. To fetch such rows
+         *     live, call `GET /person/realtime` for them (metered per call).
+         *
+         *     At most JOB_CONCURRENT_PER_WORKSPACE jobs (default 2) of a
          *     workspace run at once; later ones wait `queued`.
          *
          *     **Completion.** A `job.completed` or `job.failed` event in the workspace's event feed
@@ -690,6 +703,36 @@ export interface paths {
          *     A person withdrawn after the job ran is `unmatched` in the results from then on.
          */
         get: operations["getJobResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a job's completion webhook deliveries
+         * @description The delivery log of a job submitted with `webhook_url`, as `GET /monitors/{id}/deliveries` shows
+         *     a monitor's: the completion webhook (`job.completed` or `job.failed`), its state, every attempt
+         *     (time, HTTP status or network error, latency) and when the next attempt is due. Use it to debug
+         *     a receiver. A job has at most one delivery (its completion), so the list is never paged: it is
+         *     empty while the job has not finished, for a cancelled job (no event) and for a job without
+         *     `webhook_url`.
+         *
+         *     Attempts follow the monitors' rules and schedule (SSRF filter, timeout, retries with
+         *     `Retry-After` honoured for 429 and 503). The log is deleted with the job (`DELETE /jobs/{id}`
+         *     or the retention). A job that does not exist, was deleted, or belongs to another workspace is
+         *     404 `NOT_FOUND`.
+         */
+        get: operations["listJobDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3294,6 +3337,56 @@ export interface components {
             quotas: components["schemas"]["Quotas"];
             metadata: components["schemas"]["Metadata"];
         };
+        /** @description One attempt of a delivery, as the service saw it. */
+        DeliveryAttempt: {
+            /**
+             * Format: date-time
+             * @description When the attempt started.
+             */
+            attempted_at: string;
+            /** @description HTTP status the receiver answered; null when no answer arrived (see `error`). */
+            status_code: number | null;
+            /** @description Why the attempt did not succeed, in words (`timeout`, `connection refused`, `blocked address: 127.0.0.1 is a loopback address`, `redirect not followed`, `HTTP 500`, ...); null for a successful attempt. The wording may change; switch on `status_code`. */
+            error: string | null;
+            /** @description Milliseconds from the start of the attempt to the answer's status line, or to the failure. */
+            latency_ms: number;
+        };
+        /** @description The completion webhook of a job submitted with `webhook_url` (its `job.completed` or `job.failed` event, sent to that URL), with every attempt, as a monitor's delivery is shown. The payload itself is not repeated here: it is the job's event in `GET /events`, byte for byte. */
+        JobDelivery: {
+            /**
+             * Format: uuid
+             * @description The delivery ID, sent as the `webhook-id` header and the payload `id` (the feed event's `id`); the same on every attempt.
+             */
+            id: string;
+            /**
+             * @description The event delivered.
+             * @enum {string}
+             */
+            event: "job.completed" | "job.failed";
+            /**
+             * Format: date-time
+             * @description When the event was enqueued (in the transaction that finished the job).
+             */
+            created_at: string;
+            /**
+             * @description `pending`: queued or being retried (`next_attempt_at` says when the next attempt is due); `succeeded`: a 2xx answer arrived within the delivery timeout; `failed`: every attempt of the schedule failed (a job's delivery is not redelivered on demand).
+             * @enum {string}
+             */
+            state: "pending" | "succeeded" | "failed";
+            /** @description Every attempt, oldest first; empty while the first one has not been made. */
+            attempts: components["schemas"]["DeliveryAttempt"][];
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (`pending` only; null in every other state).
+             */
+            next_attempt_at: string | null;
+        };
+        /** @description A job's completion webhook deliveries (none, or one), newest first. */
+        JobDeliveryListResponse: {
+            results: components["schemas"]["JobDelivery"][];
+            quotas: components["schemas"]["Quotas"];
+            metadata: components["schemas"]["Metadata"];
+        };
         /** @description One company record. */
         CompanyResponse: {
             data: components["schemas"]["CompanyResult"];
@@ -4003,20 +4096,6 @@ export interface components {
          * @enum {string}
          */
         DeliveryState: "pending" | "succeeded" | "failed" | "cancelled";
-        /** @description One attempt of a delivery, as the service saw it. */
-        DeliveryAttempt: {
-            /**
-             * Format: date-time
-             * @description When the attempt started.
-             */
-            attempted_at: string;
-            /** @description HTTP status the receiver answered; null when no answer arrived (see `error`). */
-            status_code: number | null;
-            /** @description Why the attempt did not succeed, in words (`timeout`, `connection refused`, `blocked address: 127.0.0.1 is a loopback address`, `redirect not followed`, `HTTP 500`, ...); null for a successful attempt. The wording may change; switch on `status_code`. */
-            error: string | null;
-            /** @description Milliseconds from the start of the attempt to the answer's status line, or to the failure. */
-            latency_ms: number;
-        };
         /** @description One event sent (or to be sent) to the monitor's `webhook_url`, with every attempt. The payload itself is not repeated here. */
         MonitorDelivery: {
             /**
@@ -5487,6 +5566,44 @@ export interface operations {
                 content: {
                     "text/csv": string;
                     "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["LicenseInactive"];
+            403: components["responses"]["OriginNotAllowed"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listJobDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description ID of the list job. A job that does not exist, expired, was deleted, or belongs to another workspace is answered with 404 `NOT_FOUND`.
+                 * @example 3f2c8a1e-7b4d-4e6a-9c1f-5d8e2a7b0c93
+                 */
+                id: components["parameters"]["JobIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's deliveries (none, or one). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobDeliveryListResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -33,6 +33,8 @@ import * as eventFeedPositions from './20261208003200_event_feed_positions';
 import * as match from './20261208000100_match';
 import * as listJobs from './20261209000100_list_jobs';
 import * as jobFeedEvents from './20261209000200_job_feed_events';
+import * as jobDeliveriesByJob from './20261209000300_job_deliveries_by_job';
+import * as jobRecordsLz4 from './20261209000400_job_records_lz4';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -70,6 +72,8 @@ const migrations: Record<string, Migration> = {
   '20261208000100_match': match,
   '20261209000100_list_jobs': listJobs,
   '20261209000200_job_feed_events': jobFeedEvents,
+  '20261209000300_job_deliveries_by_job': jobDeliveriesByJob,
+  '20261209000400_job_records_lz4': jobRecordsLz4,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -270,13 +270,29 @@ export async function commitChunk(
   });
 }
 
+/**
+ * A chunk's results in one statement. The records (a few KB of JSON each, most of a chunk's bytes)
+ * travel as ONE text parameter, one record a line, split by `string_to_table ... with ordinality`
+ * into the row order of the other (short) arrays: as an array literal every `"` of the JSON had
+ * to be escaped by node-pg and unescaped by PostgreSQL, which was most of a chunk's commit time
+ * (bench/jobsProfile.ts). A record is served JSON text (jsonb's output, with fetched_at spliced
+ * in), which never holds a raw line end; a chunk where one would is sent the old way.
+ */
 async function writeResults(trx: Knex.Transaction, jobId: string, results: readonly RowResult[]): Promise<void> {
   if (!results.length) return;
+  // Each line is `r` + the record, or `-` for none: never an empty line (string_to_table of ''
+  // would be no line at all, not one empty line).
+  const records = results.map((r) => (r.record === null ? '-' : `r${r.record}`));
+  const oneLineEach = records.every((r) => !r.includes('\n'));
+  const recordSource = oneLineEach
+    ? `(select case when left(line, 1) = 'r' then substr(line, 2) end as record, n from string_to_table(?::text, E'\\n') with ordinality as s(line, n)) rec`
+    : `(select case when left(line, 1) = 'r' then substr(line, 2) end as record, n from unnest(?::text[]) with ordinality as s(line, n)) rec`;
   await trx.raw(
     `update list_job_rows r set outcome = t.outcome, likelihood = t.likelihood, evidence = t.evidence,
-       record_id = t.record_id, record = t.record, reason = t.reason
-     from unnest(?::int[], ?::text[], ?::float8[], ?::text[], ?::uuid[], ?::text[], ?::text[])
-       as t(row_no, outcome, likelihood, evidence, record_id, record, reason)
+       record_id = t.record_id, record = rec.record, reason = t.reason
+     from unnest(?::int[], ?::text[], ?::float8[], ?::text[], ?::uuid[], ?::text[])
+       with ordinality as t(row_no, outcome, likelihood, evidence, record_id, reason, n)
+     join ${recordSource} on rec.n = t.n
      where r.job_id = ? and r.row_no = t.row_no`,
     [
       results.map((r) => r.row_no),
@@ -284,8 +300,8 @@ async function writeResults(trx: Knex.Transaction, jobId: string, results: reado
       results.map((r) => r.likelihood),
       results.map((r) => r.evidence),
       results.map((r) => r.record_id),
-      results.map((r) => r.record),
       results.map((r) => r.reason),
+      oneLineEach ? records.join('\n') : records,
       jobId,
     ] as unknown as Knex.RawBinding[],
   );
@@ -428,4 +444,23 @@ export async function recordJobDeliveryAttempt(
     [JSON.stringify([attempt]), outcome.state, outcome.state === 'pending' ? outcome.retryInSeconds : 0, id, token],
   );
   return (rowCount ?? 0) > 0;
+}
+
+export interface JobDeliveryRow {
+  id: string;
+  event: string;
+  created_at: Date;
+  state: 'pending' | 'succeeded' | 'failed';
+  attempts: { attempted_at: string; status_code: number | null; error: string | null; latency_ms: number }[];
+  next_attempt_at: Date;
+}
+
+/** A job's completion webhook deliveries (none or one), newest first (index list_job_deliveries_job). */
+export async function jobDeliveries(db: Knex, jobId: string): Promise<JobDeliveryRow[]> {
+  const { rows } = await db.raw<{ rows: JobDeliveryRow[] }>(
+    `select id, body::jsonb->>'event' as event, created_at, state, attempts, next_attempt_at
+     from list_job_deliveries where job_id = ? order by created_at desc, id`,
+    [jobId],
+  );
+  return rows;
 }

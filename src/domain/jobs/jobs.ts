@@ -97,3 +97,22 @@ export async function deleteJob(db: Knex, workspaceId: string, id: string): Prom
   });
   if (!deleted) throw noSuchJob();
 }
+
+export type JobDelivery = components['schemas']['JobDelivery'];
+
+/**
+ * GET /jobs/{id}/deliveries: the job's completion webhook with its attempts, as a monitor's
+ * deliveries are shown (domain/monitors); 404 for a job not of this workspace.
+ */
+export async function listJobDeliveries(db: Knex, workspaceId: string, id: string): Promise<JobDelivery[]> {
+  const job = await ownJob(db, workspaceId, id);
+  const rows = await repo.jobDeliveries(db, job.id);
+  return rows.map((d) => ({
+    id: d.id,
+    event: d.event as JobDelivery['event'],
+    created_at: d.created_at.toISOString(),
+    state: d.state,
+    attempts: d.attempts,
+    next_attempt_at: d.state === 'pending' ? d.next_attempt_at.toISOString() : null,
+  }));
+}

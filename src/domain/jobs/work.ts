@@ -44,9 +44,20 @@ export function evidenceSummary(item: BulkMatchItem): string | null {
   return item.match.evidence.map((e) => `${e.field} ${e.level}`).join(', ');
 }
 
+const LEADING_ID = /^\{"id":\s?"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"/i;
+
+/**
+ * A served record's id. The lake's records are stored with `id` as their first key, so it is read
+ * from the text's start; parsing a few KB of JSON per row only for its id was a third of a chunk's
+ * lookup time (bench/jobsProfile.ts). Any other text is parsed.
+ */
+export function recordIdOf(text: string): string {
+  return LEADING_ID.exec(text)?.[1] ?? (JSON.parse(text) as { id: string }).id;
+}
+
 function resultOf(rowNo: number, item: BulkMatchItem): repo.RowResult {
   if (item.status === 'matched' && item.text) {
-    const id = (JSON.parse(item.text) as { id: string }).id;
+    const id = recordIdOf(item.text);
     return { row_no: rowNo, outcome: 'matched', likelihood: item.likelihood, evidence: evidenceSummary(item), record_id: id, record: item.text, reason: null };
   }
   if (item.status === 'unmatched') return { row_no: rowNo, outcome: 'unmatched', likelihood: null, evidence: null, record_id: null, record: null, reason: 'NO_MATCH' };
@@ -59,7 +70,7 @@ function resultOf(rowNo: number, item: BulkMatchItem): repo.RowResult {
  */
 function identifierResultOf(rowNo: number, item: BulkItemOutcome): repo.RowResult {
   if (item.status === 200 && item.record) {
-    const id = (JSON.parse(item.record) as { id: string }).id;
+    const id = recordIdOf(item.record);
     return { row_no: rowNo, outcome: 'matched', likelihood: 1, evidence: 'identifier exact', record_id: id, record: item.record, reason: null };
   }
   if (item.status === 404 || item.status === 451) return { row_no: rowNo, outcome: 'unmatched', likelihood: null, evidence: null, record_id: null, record: null, reason: 'NO_MATCH' };

@@ -58,6 +58,7 @@ import { getJob } from './jobs/getJob';
 import { cancelJob } from './jobs/cancelJob';
 import { deleteJob } from './jobs/deleteJob';
 import { getJobResults } from './jobs/getJobResults';
+import { listJobDeliveries } from './jobs/listJobDeliveries';
 import type { HandlerDeps, OperationHandler, OperationHandlers, OperationId } from './types';
 
 /** Described by the contract, answered with 501 NOT_IMPLEMENTED until the issue that serves each lands. */
@@ -120,6 +121,7 @@ export function operationHandlers(deps: HandlerDeps): OperationHandlers {
     cancelJob: cancelJob(deps),
     deleteJob: deleteJob(deps),
     getJobResults: getJobResults(deps),
+    listJobDeliveries: listJobDeliveries(deps),
   };
   const pending = Object.fromEntries(NOT_IMPLEMENTED_OPERATIONS.map((id) => [id, notImplemented(id)])) as Pick<
     OperationHandlers,

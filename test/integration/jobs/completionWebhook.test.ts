@@ -56,6 +56,43 @@ describe('a list job\'s completion', () => {
       }
       expect(JSON.parse(got[0]!.body)).toMatchObject({ event: 'job.completed', job_id: job.id, job: { status: 'completed', rows_read: 1, matched: 0 } });
       await eventually(async () => (await h.knex('list_job_deliveries').where('id', event!.id).first())?.state === 'succeeded', 30_000);
+      // The delivery log through the API (as a monitor's): the 500, then the 204 the receiver answered.
+      const log = await h.get(`/api/v1/jobs/${job.id}/deliveries`, key);
+      expect(log.status).toBe(200);
+      expect(log.body.results).toHaveLength(1);
+      const [delivery] = log.body.results;
+      expect(delivery).toMatchObject({ id: event!.id, event: 'job.completed', state: 'succeeded', next_attempt_at: null });
+      expect(delivery.attempts.map((a: { status_code: number | null }) => a.status_code)).toEqual([500, 204]);
+      expect(delivery.attempts[0].error).toMatch(/500/);
+      expect(delivery.attempts[1].error).toBeNull();
+      // Another workspace's key: 404, as for any of the job's reads.
+      const other = await h.workspace({ rateLimit: 1000 });
+      expect((await h.get(`/api/v1/jobs/${job.id}/deliveries`, other.key)).status).toBe(404);
+    } finally {
+      await worker.stop();
+    }
+  }, 120_000);
+
+  it('lists no delivery for a job without webhook_url, and keeps a failing one pending with its next attempt', async () => {
+    const { key } = await h.workspace({ rateLimit: 1000 });
+    const plain = await upload(h, key, 'email\nnobody@nowhere-corp.example\n');
+    const hooked = await upload(h, key, 'email\nnobody@nowhere-corp.example\n', { query: `webhook_url=${encodeURIComponent(receiver.url('/down'))}` });
+    expect((await h.get(`/api/v1/jobs/${hooked.body.job.id}/deliveries`, key)).body.results).toEqual([]);
+    receiver.answer = () => ({ status: 503 });
+    const config = { ...loadConfig({}), ...webhookTestConfig() };
+    config.webhooks = { ...config.webhooks, delivery: { ...testDeliveryConfig({ schedule: [600, 600] }), caFile: testCertificate().certFile } };
+    const worker = startWorker(h, {}, jobWebhooks(config, resolver.resolve));
+    try {
+      await waitForJob(h, key, plain.body.job.id, (j) => j.status === 'completed');
+      const job = await waitForJob(h, key, hooked.body.job.id, (j) => j.status === 'completed');
+      expect((await h.get(`/api/v1/jobs/${plain.body.job.id}/deliveries`, key)).body.results).toEqual([]);
+      const delivery = await eventually(async () => {
+        const res = await h.get(`/api/v1/jobs/${job.id}/deliveries`, key);
+        return res.body.results[0]?.attempts.length >= 1 ? res.body.results[0] : undefined;
+      }, 30_000);
+      expect(delivery).toMatchObject({ event: 'job.completed', state: 'pending' });
+      expect(delivery.attempts[0]).toMatchObject({ status_code: 503 });
+      expect(Date.parse(delivery.next_attempt_at)).toBeGreaterThan(Date.parse(delivery.attempts[0].attempted_at));
     } finally {
       await worker.stop();
     }

@@ -66,6 +66,7 @@ const VALID_REQUESTS: Record<string, { query?: string; body?: object | string; t
   cancelJob: { path: `/api/v1/jobs/${UUID}/cancel` },
   deleteJob: { path: `/api/v1/jobs/${UUID}` },
   getJobResults: { path: `/api/v1/jobs/${UUID}/results` },
+  listJobDeliveries: { path: `/api/v1/jobs/${UUID}/deliveries` },
 };
 
 const h = useHarness({ workspaceRateLimit: 10_000 });

@@ -1,0 +1,77 @@
+/**
+ * npm run bench:jobs:profile — where a list job's chunk spends its time (issue 34 open point 1),
+ * in process on the bench lake (database `enrich_bench_jobs`, built by bench:jobs): an identifier
+ * job of `--rows` slugs is submitted through the domain (submitJob), then its chunks are claimed,
+ * resolved and committed one after the other, each phase timed; beside it, the same slugs through
+ * bulkEnrichPeople 100 at a time (the bulk path's database work, without HTTP). Prints the
+ * per-phase medians per chunk and the load average. A measurement aid, not a bench with an aim.
+ */
+import os from 'node:os';
+import { Readable } from 'node:stream';
+import { loadConfig } from '../src/config';
+import { createKnex, migrateLatest } from '../src/db/knex';
+import * as repo from '../src/db/repositories/listJobs';
+import { createWorkspace } from '../src/domain/workspaces/admin';
+import { submitJob } from '../src/domain/jobs/upload';
+import { resolveChunk } from '../src/domain/jobs/work';
+import { bulkEnrichPeople } from '../src/domain/people/bulk';
+import { serverKeysOf } from '../src/domain/webhooks/secrets';
+import { benchDatabaseUrl, intArg, percentile } from './lib';
+
+const rows = intArg('rows', 10_000);
+const chunkRows = intArg('chunk-rows', loadConfig().jobs.chunkRows);
+
+async function main() {
+  const db = await benchDatabaseUrl('enrich_bench_jobs');
+  const knex = createKnex(db.url, 4);
+  await migrateLatest(knex);
+  const config = loadConfig();
+  const ws = await createWorkspace(knex, { name: `bench-jobs-profile-${Date.now()}`, rateLimit: 1_000_000_000, active: true });
+  const slugs = ((await knex('persons').select('username').orderByRaw('random()').limit(rows)) as { username: string }[]).map((p) => p.username);
+  const { job } = await submitJob(
+    { db: knex, limits: { ...config.jobs, chunkRows }, webhooks: { keys: serverKeysOf(config), ssrf: { allowLoopback: false }, resolveHost: async () => [] } },
+    ws.workspace_id,
+    {},
+    { format: 'csv', declaredBytes: undefined, body: Readable.from([Buffer.from(`username\n${slugs.join('\n')}\n`)]) },
+  );
+  const t: Record<string, number[]> = { claim: [], resolve: [], commit: [], bulk: [] };
+  const time = async <T>(k: string, fn: () => Promise<T>) => {
+    const s = performance.now();
+    const v = await fn();
+    t[k]!.push(performance.now() - s);
+    return v;
+  };
+  const token = '00000000-0000-4000-8000-000000000001';
+  const started = performance.now();
+  for (;;) {
+    const [chunk] = await time('claim', () => repo.claimChunks(knex, { token, limit: 1, leaseSeconds: 60, perWorkspace: 100 }));
+    if (!chunk) break;
+    const results = await time('resolve', () => resolveChunk(knex, chunk));
+    await time('commit', () => repo.commitChunk(knex, { job_id: chunk.job_id, chunk_no: chunk.chunk_no, token }, results, async () => undefined));
+  }
+  const jobMs = performance.now() - started;
+  const bulkStarted = performance.now();
+  for (let i = 0; i < slugs.length; i += chunkRows) {
+    await time('bulk', async () => {
+      for (let k = i; k < Math.min(i + chunkRows, slugs.length); k += 100) {
+        const out = await bulkEnrichPeople(knex, slugs.slice(k, k + 100).map((username) => ({ username })));
+        JSON.stringify(out.results.map((r) => r.record));
+      }
+    });
+  }
+  const bulkMs = performance.now() - bulkStarted;
+  await repo.deleteJobById(knex, job.id);
+  const med = (k: string) => percentile([...t[k]!].sort((a, b) => a - b), 0.5).toFixed(1);
+  process.stdout.write(
+    `jobs:profile ${rows} identifier rows, chunks of ${chunkRows}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n` +
+      `  per chunk (median ms): claim ${med('claim')}  resolve ${med('resolve')}  commit ${med('commit')}  |  bulkEnrichPeople x${Math.ceil(chunkRows / 100)} ${med('bulk')}\n` +
+      `  in all: job ${(rows / (jobMs / 1000)).toFixed(0)} rows/s, bulk (database work only) ${(rows / (bulkMs / 1000)).toFixed(0)} rows/s\n`,
+  );
+  await knex.destroy();
+  await db.stop();
+}
+
+void main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
