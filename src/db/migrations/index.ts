@@ -32,6 +32,7 @@ import * as refreshRefusals from './20261208000200_refresh_refusals';
 import * as eventFeedPositions from './20261208003200_event_feed_positions';
 import * as match from './20261208000100_match';
 import * as listJobs from './20261209000100_list_jobs';
+import * as matchNameCovering from './20261209000500_match_name_covering';
 import * as jobFeedEvents from './20261209000200_job_feed_events';
 
 interface Migration {
@@ -70,6 +71,7 @@ const migrations: Record<string, Migration> = {
   '20261208000100_match': match,
   '20261209000100_list_jobs': listJobs,
   '20261209000200_job_feed_events': jobFeedEvents,
+  '20261209000500_match_name_covering': matchNameCovering,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
