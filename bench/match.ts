@@ -35,7 +35,8 @@ import {
   type LabelledQuery,
 } from '../src/world/matchQueries';
 import { seedLake } from '../src/world/seed';
-import { benchDatabaseUrl, AS_OF, flagArg, intArg, percentile, postgresSettingsLine, startServerProcess, stringArg, SEED } from './lib';
+import pg from 'pg';
+import { benchDatabaseUrl, AS_OF, cpuMicros, flagArg, intArg, percentile, postgresSettingsLine, startServerProcess, stringArg, SEED } from './lib';
 import { CONFIDENT, TABLE_HEADER, figures, figuresBy, tableRow, type Figures, type Outcome } from './matchMetrics';
 
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -173,6 +174,37 @@ function printTable(title: string, outcomes: Outcome[], groupOf: (noise: string)
   return byGroup;
 }
 
+/**
+ * CPU time (µs) used so far by the server process and by the PostgreSQL backends connected to the
+ * lake's database (Linux /proc; the server is on this machine): CPU per match does not grow with
+ * the machine's load as wall time does. A backend that exits between two readings loses its share.
+ */
+async function cpuNow(url: string, serverPid: number): Promise<{ server: number; backends: Map<number, number> }> {
+  const client = new pg.Client({ connectionString: url, statement_timeout: 10_000, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    const backends = new Map<number, number>();
+    for (const { pid } of rows) {
+      try {
+        backends.set(pid, cpuMicros(pid));
+      } catch {
+        // gone since
+      }
+    }
+    return { server: cpuMicros(serverPid), backends };
+  } finally {
+    await client.end();
+  }
+}
+
+function cpuSince(before: Awaited<ReturnType<typeof cpuNow>>, after: Awaited<ReturnType<typeof cpuNow>>): { server: number; postgres: number } {
+  let postgres = 0;
+  for (const [pid, us] of after.backends) postgres += us - (before.backends.get(pid) ?? 0);
+  return { server: after.server - before.server, postgres };
+}
+
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 const fmtPct = (x: number) => `${(x * 100).toFixed(2)}%`;
 
@@ -221,14 +253,20 @@ async function main(): Promise<void> {
     let person: PassResult;
     let company: PassResult;
     const bulkLatencies: number[] = [];
+    let personCpu = { server: NaN, postgres: NaN };
+    let bulkCpu = { server: NaN, postgres: NaN };
     let bulkDisagree = 0;
     let bulkItems = 0;
     try {
       process.stderr.write('warming up: 50 queries\n');
       for (const q of personQueries.slice(0, 50)) await post(`${base}/person/match`, key, q.query);
       started = Date.now();
+      const cpu0 = await cpuNow(db.url, server.child.pid!);
       person = await runPasses(base, '/person/match', key, personQueries, 'person');
+      const cpu1 = await cpuNow(db.url, server.child.pid!);
+      personCpu = cpuSince(cpu0, cpu1);
       company = await runPasses(base, '/company/match', key, companyQueries, 'company');
+      const cpu2 = await cpuNow(db.url, server.child.pid!);
       for (let b = 0; b < bulkBatches && b * 100 < personQueries.length; b++) {
         const batch = personQueries.slice(b * 100, b * 100 + 100);
         const res = await post(`${base}/people/bulk-match`, key, { queries: batch.map((q) => q.query) });
@@ -247,6 +285,7 @@ async function main(): Promise<void> {
         });
       }
       bulkLatencies.sort((x, y) => x - y);
+      bulkCpu = cpuSince(cpu2, await cpuNow(db.url, server.child.pid!));
     } finally {
       await server.stop();
     }
@@ -278,6 +317,8 @@ async function main(): Promise<void> {
       `Latency, one request at a time: single person match p50 ${p(person.latencies, 50)} ms, p95 ${p(person.latencies, 95)} ms (${person.latencies.length});` +
         ` company match p50 ${p(company.latencies, 50)} ms, p95 ${p(company.latencies, 95)} ms;` +
         ` bulk of 100 p50 ${p(bulkLatencies, 50)} ms, p95 ${p(bulkLatencies, 95)} ms (${bulkLatencies.length} bulks)`,
+      `CPU per person match request (both passes, ${2 * person.latencies.length} requests): server ${(personCpu.server / 2000 / person.latencies.length).toFixed(2)} ms + PostgreSQL ${(personCpu.postgres / 2000 / person.latencies.length).toFixed(2)} ms;` +
+        ` per bulk of 100: server ${(bulkCpu.server / 1000 / Math.max(1, bulkLatencies.length)).toFixed(1)} ms + PostgreSQL ${(bulkCpu.postgres / 1000 / Math.max(1, bulkLatencies.length)).toFixed(1)} ms (CPU time does not grow with the load as latency does)`,
       `Bulk items whose outcome differs from the single request: ${bulkDisagree} of ${bulkItems}`,
       '',
       'Aims (issue 33):',

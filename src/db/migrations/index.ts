@@ -32,6 +32,7 @@ import * as refreshRefusals from './20261208000200_refresh_refusals';
 import * as eventFeedPositions from './20261208003200_event_feed_positions';
 import * as match from './20261208000100_match';
 import * as listJobs from './20261209000100_list_jobs';
+import * as matchNameCovering from './20261209000500_match_name_covering';
 import * as jobFeedEvents from './20261209000200_job_feed_events';
 import * as jobDeliveriesByJob from './20261209000300_job_deliveries_by_job';
 import * as jobRecordsLz4 from './20261209000400_job_records_lz4';
@@ -74,6 +75,7 @@ const migrations: Record<string, Migration> = {
   '20261209000200_job_feed_events': jobFeedEvents,
   '20261209000300_job_deliveries_by_job': jobDeliveriesByJob,
   '20261209000400_job_records_lz4': jobRecordsLz4,
+  '20261209000500_match_name_covering': matchNameCovering,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

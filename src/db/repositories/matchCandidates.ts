@@ -4,12 +4,16 @@
  * match never scans the lake; test/integration/match/candidateExplain.test.ts shows the plans.
  *
  * Persons, by the name key (`lake_name_key(full_name)`, the last word of the name; the query passes
- * every word of its name, so a swapped name still meets its key):
- *   - at the resolved employers: (name key, current_company_id) = index persons_match_name_key;
- *   - anywhere: the same index's first column, the closest names first (similarity of the folded
- *     names), at most PERSON_KEY_LIMIT rows;
+ * every word of its name, so a swapped name still meets its key), both arms index-only scans of
+ * persons_match_name (name key, current_company_id, folded name; id and full name included:
+ * migration 20261209000500_match_name_covering):
+ *   - at the resolved employers: (name key, current_company_id);
+ *   - anywhere: the index's first column, the closest names first (similarity of the folded names,
+ *     read from the index), at most PERSON_KEY_LIMIT rows;
  *   - typos in the last name: the trigram index persons_match_name_trgm, asked only when the first
  *     arms found no candidate whose name agrees (domain/match/candidates.ts decides).
+ * A person query's employers (by company name, former name, host) and both name-key arms are one
+ * statement, one round trip (findPersonCandidatesAndEmployers); the trigram arm a second when asked.
  * Companies: by website host, by name key, by trigrams of the name key, by a former name (the
  * change log's renames).
  *
@@ -19,6 +23,7 @@
  * Each person statement selects the records of its arms' ids by primary key in the same round trip.
  */
 import type { Knex } from 'knex';
+import { arrayLiteral, literal } from '../literals';
 import { RECORD_COLUMNS, served } from './lakeTables';
 
 /** Rows read by the name-key arm without an employer: the closest names of the key's group. */
@@ -37,43 +42,122 @@ export interface PersonBlock {
   companyIds: readonly string[];
 }
 
-/** Candidate persons (served records) by name key, at the employers and anywhere. */
-export async function findPersonsByNameKey(db: Knex, block: PersonBlock): Promise<{ id: string; record: string }[]> {
-  if (block.keys.length === 0) return [];
-  const arms: string[] = [];
-  const bindings: Knex.RawBinding[] = [];
-  if (block.companyIds.length > 0) {
-    arms.push(`(select id from persons where lake_name_key(full_name) = any(?::text[]) and current_company_id = any(?::bigint[]) limit ${PERSON_EMPLOYER_LIMIT})`);
-    bindings.push([...block.keys], [...block.companyIds]);
-  }
-  arms.push(`(select id from persons where lake_name_key(full_name) = any(?::text[])
-    order by similarity(lake_fold(full_name), ?) desc, id limit ${PERSON_KEY_LIMIT})`);
-  bindings.push([...block.keys], block.name);
-  return recordsOf(db, arms, bindings);
+/** What a person query blocks on: its employer fields (resolved here) and its name keys. */
+export interface PersonSearch extends PersonBlock {
+  /** companyKey of the employer's name: current names and former names (renames). */
+  company: string | null;
+  /** Website hosts of the employer (the company domain, else a work email's domain). */
+  hosts: readonly string[];
 }
 
-/** The served records of the union of the arms, in one round trip (the arms' ids, then those rows by primary key). */
-async function recordsOf(db: Knex, arms: string[], bindings: Knex.RawBinding[]): Promise<{ id: string; record: string }[]> {
-  const { rows } = await db.raw<{ rows: { id: string; record: string; fetched_at_text: string | null }[] }>(
-    `select id, ${RECORD_COLUMNS} from persons where id in (${arms.join(' union ')})`,
-    bindings,
-  );
-  return rows.map(served);
+/** The employers a person query resolved to, by which field, and its candidate persons (served records). */
+export interface PersonSearchRows {
+  byName: CompanyRef[];
+  byFormerName: CompanyRef[];
+  byDomain: CompanyRef[];
+  persons: { id: string; record: string }[];
 }
 
 /**
- * Candidate persons whose folded name is similar to `name` (pg_trgm's `%`, similarity ≥ 0.3),
- * at the employers when some are known, else anywhere; the closest first.
+ * A person query's whole candidate search in one statement (one round trip; at 1M the four it was
+ * cost more in waits for a busy server than in reading): the employers by name, former name and
+ * host (CTEs, each an indexed lookup with a bound), then the name-key arms at those employers (and
+ * the query's company_id) and anywhere, then the records of the arms' ids. The employer IDs go to
+ * the employer arm as one array (an InitPlan: its index condition takes the array as a parameter).
+ * Rows: `arm` 'person' (id, record) or the field an employer was found by (id, company_id).
+ */
+export async function findPersonCandidatesAndEmployers(db: Knex, q: PersonSearch): Promise<PersonSearchRows> {
+  const ctes: string[] = [];
+  const bindings: Knex.RawBinding[] = [];
+  const employerArms: string[] = [];
+  const resolved: string[] = [];
+  const cte = (arm: string, sql: string, ...values: Knex.RawBinding[]) => {
+    ctes.push(`${arm} as (${sql})`);
+    bindings.push(...values);
+    employerArms.push(`select company_id from ${arm}`);
+    resolved.push(`select '${arm}', id::text, company_id::text, null::text, null::text from ${arm}`);
+  };
+  if (q.company) {
+    cte('by_name', `select id, company_id from companies where lake_company_key(name) = ? order by id limit ${COMPANY_NAME_LIMIT}`, q.company);
+    cte('by_former', `select id, company_id from companies where id = any(array(${FORMER_NAME_SUBJECTS}))`, q.company);
+  }
+  if (q.hosts.length > 0) {
+    cte('by_domain', `select id, company_id from companies where lake_web_host(record->>'website') = any(?::text[]) order by id limit ${COMPANY_HOST_LIMIT}`, [...q.hosts]);
+  }
+  const arms: string[] = [];
+  if (q.keys.length > 0) {
+    // Bindings in the order of their placeholders: the keys, then the query's own company IDs.
+    if (q.companyIds.length > 0) employerArms.push('select unnest(?::bigint[])');
+    if (employerArms.length > 0) {
+      arms.push(`(select id from persons where lake_name_key(full_name) = any(?::text[])
+        and current_company_id = any(array(${employerArms.join(' union ')})) limit ${PERSON_EMPLOYER_LIMIT})`);
+      bindings.push([...q.keys]);
+      if (q.companyIds.length > 0) bindings.push([...q.companyIds]);
+    }
+    arms.push(`(select id from persons where lake_name_key(full_name) = any(?::text[])
+      order by similarity(lake_fold(full_name), ?) desc, id limit ${PERSON_KEY_LIMIT})`);
+    bindings.push([...q.keys], q.name);
+  }
+  const parts = [...resolved];
+  if (arms.length > 0) parts.unshift(`select 'person' as arm, id::text as id, null::text as company_id, ${RECORD_COLUMNS} from persons where id in (${arms.join(' union ')})`);
+  if (parts.length === 0) return { byName: [], byFormerName: [], byDomain: [], persons: [] };
+  const sql = `${ctes.length ? `with ${ctes.join(',\n')}\n` : ''}${parts.join('\nunion all ')}`;
+  const { rows } = await db.raw<{ rows: { arm: string; id: string; company_id: string | null; record: string; fetched_at_text: string | null }[] }>(sql, bindings);
+  const out: PersonSearchRows = { byName: [], byFormerName: [], byDomain: [], persons: [] };
+  for (const row of rows) {
+    if (row.arm === 'person') out.persons.push(served({ id: row.id, record: row.record, fetched_at_text: row.fetched_at_text }));
+    else (row.arm === 'by_name' ? out.byName : row.arm === 'by_former' ? out.byFormerName : out.byDomain).push({ id: row.id, company_id: row.company_id! });
+  }
+  return out;
+}
+
+/** Companies read by name key, by host, by former name (the bounds of their arms). */
+const COMPANY_NAME_LIMIT = 20;
+const COMPANY_HOST_LIMIT = 10;
+const FORMER_NAME_LIMIT = 10;
+/** The subjects of the latest rename from the company key `?` (the change log's `company.name_changed`). */
+const FORMER_NAME_SUBJECTS = `select distinct on (subject_id) subject_id from change_log
+  where kind = 'company' and event = 'company.name_changed' and subject_id is not null
+    and lake_company_key(diff->>'old_name') = ? order by subject_id, id desc limit ${FORMER_NAME_LIMIT}`;
+
+/** Candidate persons (served records) by name key, at the employers and anywhere. */
+export async function findPersonsByNameKey(db: Knex, block: PersonBlock): Promise<{ id: string; record: string }[]> {
+  return (await findPersonCandidatesAndEmployers(db, { ...block, company: null, hosts: [] })).persons;
+}
+
+/**
+ * The similarity the trigram arm asks for (pg_trgm's `%` under pg_trgm.similarity_threshold, whose
+ * default is 0.3). At 0.3 a name shares enough trigrams with every person of its first name ("john
+ * smitj" with 1,216 of 98,000 persons, "maria garcai" with 2,274), each then re-read and measured:
+ * 35 ms a call at 100k, ten times that at 1M. One typo in a name of two words leaves a similarity
+ * of 0.5-0.7 (jane doe / jane deo 0.5, maria garcia / maria garcai 0.67), and at 0.5 the GIN index
+ * itself leaves out the rest (120 and 50 rows). Two typos in a short name fall below (john smith /
+ * jonh smiht 0.29): such a name was found at 0.3 at its employer, and is no longer.
+ */
+export const TRIGRAM_THRESHOLD = 0.5;
+
+/**
+ * Candidate persons whose folded name is similar to `name` (the GIN trigram index at
+ * TRIGRAM_THRESHOLD, set for this statement's transaction only): the closest anywhere, and the
+ * closest at the employers when some are known, both from one scan of the index. One round trip:
+ * the setting and the read go as one simple query (the values as literals: db/literals.ts).
  */
 export async function findPersonsByTrigram(db: Knex, name: string, companyIds: readonly string[]): Promise<{ id: string; record: string }[]> {
   if (name.length < 3) return [];
-  const arms = [`(select id from persons where lake_fold(full_name) % ? order by similarity(lake_fold(full_name), ?) desc, id limit ${PERSON_TRIGRAM_LIMIT})`];
-  const bindings: Knex.RawBinding[] = [name, name];
+  // A folded name (letters, digits, spaces: lake_fold's output) is written as a plain constant, which
+  // the planner can estimate the trigram index by; anything else goes through literal().
+  const n = /^[a-z0-9 ]+$/.test(name) ? `'${name}'` : literal(name);
+  const arms = [`(select id from similar_names order by score desc, id limit ${PERSON_TRIGRAM_LIMIT})`];
   if (companyIds.length > 0) {
-    arms.push(`(select id from persons where current_company_id = any(?::bigint[]) and lake_fold(full_name) % ? limit ${PERSON_TRIGRAM_LIMIT})`);
-    bindings.push([...companyIds], name);
+    arms.push(`(select id from similar_names where current_company_id = any(${arrayLiteral(companyIds, 'bigint')}) order by score desc, id limit ${PERSON_TRIGRAM_LIMIT})`);
   }
-  return recordsOf(db, arms, bindings);
+  const answer = (await db.raw(
+    `select set_config('pg_trgm.similarity_threshold', '${TRIGRAM_THRESHOLD}', true);
+     with similar_names as materialized (
+       select id, current_company_id, similarity(lake_fold(full_name), ${n}) as score from persons where lake_fold(full_name) % ${n})
+     select id, ${RECORD_COLUMNS} from persons where id in (${arms.join(' union ')})`,
+  )) as unknown as { rows: { id: string; record: string; fetched_at_text: string | null }[] }[];
+  return answer[1]!.rows.map(served);
 }
 
 /** The served record texts of these persons (any order). */
@@ -91,7 +175,7 @@ export interface CompanyRef {
 }
 
 /** Companies whose website host is one of these. */
-export async function findCompaniesByHost(db: Knex, hosts: readonly string[], limit = 10): Promise<CompanyRef[]> {
+export async function findCompaniesByHost(db: Knex, hosts: readonly string[], limit = COMPANY_HOST_LIMIT): Promise<CompanyRef[]> {
   if (hosts.length === 0) return [];
   const { rows } = await db.raw<{ rows: CompanyRef[] }>(
     `select id, company_id::text as company_id from companies where lake_web_host(record->>'website') = any(?::text[]) order by id limit ${limit}`,
@@ -101,7 +185,7 @@ export async function findCompaniesByHost(db: Knex, hosts: readonly string[], li
 }
 
 /** Companies whose name key is this one. */
-export async function findCompaniesByNameKey(db: Knex, key: string, limit = 20): Promise<CompanyRef[]> {
+export async function findCompaniesByNameKey(db: Knex, key: string, limit = COMPANY_NAME_LIMIT): Promise<CompanyRef[]> {
   const { rows } = await db.raw<{ rows: CompanyRef[] }>(
     `select id, company_id::text as company_id from companies where lake_company_key(name) = ? order by id limit ${limit}`,
     [key],
@@ -121,7 +205,7 @@ export async function findCompaniesBySimilarName(db: Knex, key: string, limit = 
 }
 
 /** Companies that had this name key before a rename (the change log's `company.name_changed`). */
-export async function findCompaniesByFormerName(db: Knex, key: string, limit = 10): Promise<(CompanyRef & { former_name: string })[]> {
+export async function findCompaniesByFormerName(db: Knex, key: string, limit = FORMER_NAME_LIMIT): Promise<(CompanyRef & { former_name: string })[]> {
   const { rows } = await db.raw<{ rows: { subject_id: string; former_name: string }[] }>(
     `select distinct on (subject_id) subject_id, diff->>'old_name' as former_name from change_log
      where kind = 'company' and event = 'company.name_changed' and subject_id is not null

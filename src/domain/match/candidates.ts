@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import {
   findCompaniesByFormerName, findCompaniesByHost, findCompaniesByNameKey, findCompaniesBySimilarName, findCompanyRecordTexts,
-  findPersonsByNameKey, findPersonsByTrigram, type CompanyRef,
+  findPersonCandidatesAndEmployers, findPersonsByTrigram, type CompanyRef,
 } from '../../db/repositories/matchCandidates';
 import { compareName, type PersonCandidate, type PersonQuery, type ResolvedEmployers } from './compare';
 import { fold, localWords } from './normalize';
@@ -40,11 +40,14 @@ export function personKeys(q: PersonQuery): { keys: string[]; name: string } {
   return { keys: [...keys].slice(0, MAX_KEYS), name: fold(name) };
 }
 
+/** The employer's domain: the company domain, else a work email's domain. */
+const employerDomain = (q: PersonQuery) => q.companyDomain ?? (q.email && !q.email.freeMail ? q.email.domain : null);
+
 const idsOf = (refs: readonly CompanyRef[]) => new Set(refs.map((r) => r.company_id));
 
 /** The employers the query names, as company IDs of the lake. */
 export async function resolveEmployers(db: Knex, q: PersonQuery): Promise<ResolvedEmployers> {
-  const domain = q.companyDomain ?? (q.email && !q.email.freeMail ? q.email.domain : null);
+  const domain = employerDomain(q);
   const [byName, byFormerName, byDomain] = await Promise.all([
     q.company ? findCompaniesByNameKey(db, q.company) : [],
     q.company ? findCompaniesByFormerName(db, q.company) : [],
@@ -55,13 +58,18 @@ export async function resolveEmployers(db: Knex, q: PersonQuery): Promise<Resolv
 
 /** The candidates of a person query, and the employers it resolved to. */
 export async function findPersonCandidates(db: Knex, q: PersonQuery): Promise<{ resolved: ResolvedEmployers; found: FoundPerson[] }> {
-  const resolved = await resolveEmployers(db, q);
-  const companyIds = [...new Set([...resolved.byName, ...resolved.byFormerName, ...resolved.byDomain, ...(q.companyId ? [q.companyId] : [])])];
+  const domain = employerDomain(q);
   const { keys, name } = personKeys(q);
-  const found = parsed(await findPersonsByNameKey(db, { keys, name, companyIds }));
+  // One round trip: the employers and the name-key arms at them and anywhere (matchCandidates.ts).
+  const rows = await findPersonCandidatesAndEmployers(db, {
+    company: q.company, hosts: domain ? [domain] : [], companyIds: q.companyId ? [q.companyId] : [], keys, name,
+  });
+  const resolved = { byName: idsOf(rows.byName), byFormerName: idsOf(rows.byFormerName), byDomain: idsOf(rows.byDomain) };
+  const found = parsed(rows.persons);
   // Typos in the last name: the trigram index, only when no candidate's name agrees already.
   const agrees = q.name ? found.some((f) => ['exact', 'nickname', 'close'].includes(compareName(q.name!, f.candidate).level)) : found.length > 0;
   if (!agrees && name.length >= 3) {
+    const companyIds = [...new Set([...resolved.byName, ...resolved.byFormerName, ...resolved.byDomain, ...(q.companyId ? [q.companyId] : [])])];
     const seen = new Set(found.map((f) => f.candidate.id));
     found.push(...parsed((await findPersonsByTrigram(db, name, companyIds)).filter((r) => !seen.has(r.id))));
   }

@@ -38,8 +38,13 @@ const LAKE = /\b(persons|companies|change_log)\b/;
 async function problems(statements: Statement[]): Promise<string[]> {
   const out: string[] = [];
   for (const s of statements) {
-    if (!LAKE.test(s.sql) || !/^\s*(select|\()/i.test(s.sql)) continue;
-    const { rows } = await explainer.query(`explain (format json) ${s.sql}`, s.bindings);
+    // A statement sent after a setting for its transaction (set_config(..., true); the trigram arm's
+    // threshold) is explained in a transaction under the same setting.
+    const setting = /^\s*select set_config\([^;]*\);/i.exec(s.sql);
+    const sql = setting ? s.sql.slice(setting[0].length) : s.sql;
+    if (!LAKE.test(sql) || !/^\s*(select|with|\()/i.test(sql)) continue;
+    if (setting) await explainer.query(`begin; ${setting[0]}`);
+    const { rows } = await explainer.query(`explain (format json) ${sql}`, s.bindings).finally(() => (setting ? explainer.query('rollback') : undefined));
     const nodes = nodesOf((rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan);
     for (const n of nodes) {
       if (n['Node Type'] === 'Seq Scan' && LAKE.test(n['Relation Name'] ?? '')) out.push(`Seq Scan on ${n['Relation Name']}: ${s.sql}`);
