@@ -46,6 +46,36 @@ function prune(dir, sources) {
   }
 }
 prune(path.join(root, 'dist', 'src'), path.join(root, 'src'));
+
+// knex as one file (src/db/knexLibrary.ts says why: a third of `enrich key list`'s CPU was finding,
+// reading and compiling knex's ~330 files). esbuild comes with the dev dependencies (through tsx and
+// vite); without it, or if bundling fails, dist/ has no bundle and knexLibrary.ts takes the package.
+const vendorKnex = path.join(root, 'dist', 'vendor', 'knex.js');
+fs.rmSync(vendorKnex, { force: true });
+try {
+  const esbuild = require(require.resolve('esbuild', { paths: [root] }));
+  esbuild.buildSync({
+    // The two parts of knex that src/db/knexLibrary.ts takes: the library, and the PostgreSQL client
+    // class (db/knex.ts extends it; knex does not export it from its main module).
+    stdin: {
+      contents: "module.exports = { knex: require('knex'), ClientPg: require('knex/lib/dialects/postgres') };",
+      resolveDir: root,
+      sourcefile: 'knex-vendor-entry.js',
+    },
+    outfile: vendorKnex,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: `node${process.versions.node.split('.')[0]}`,
+    // pg stays the installed one (one copy per process, db/pg.ts); the other databases' drivers are
+    // not installed and are only required by their dialects.
+    external: ['pg', 'pg-query-stream', 'pg-native', 'mysql', 'mysql2', 'mariadb', 'mariadb/*', 'sqlite3', 'better-sqlite3', '@vscode/sqlite3', 'oracledb', 'tedious'],
+    logLevel: 'silent',
+  });
+} catch (err) {
+  fs.rmSync(vendorKnex, { force: true });
+  process.stdout.write(`build: knex not bundled (${String((err && err.message) || err).split('\n')[0]}); the CLI loads the installed package\n`);
+}
 // The commit this build was made from, for /health, enrich_build_info and the startup line
 // (src/observability/version.ts; ENRICH_COMMIT overrides it where the image has no .git).
 const commitFile = path.join(root, 'dist', 'commit.txt');

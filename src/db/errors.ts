@@ -3,7 +3,7 @@
  * message text: the edge answers `unavailable` with 503 SERVICE_UNAVAILABLE (retry later) and
  * `invalid_input` with 400, and anything else is a bug (500).
  */
-import { KnexTimeoutError } from 'knex';
+import { KnexTimeoutError } from './knexLibrary';
 
 /** The database could not be reached, did not answer in time, or lost the connection mid-query. */
 export class DatabaseUnavailableError extends Error {

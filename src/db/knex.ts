@@ -1,4 +1,5 @@
-import knexFactory, { KnexTimeoutError, type Knex } from 'knex';
+import type { Knex } from 'knex';
+import { KnexClientPg, knexFactory, KnexTimeoutError } from './knexLibrary';
 import pg from './pg';
 import type { Config } from '../config';
 import { databaseUrl, startEmbeddedPostgres, type EmbeddedDatabase } from './embedded';
@@ -65,8 +66,7 @@ const WARM_IDLE_MS = 1000;
  */
 function guardedClientClass(timeouts: DatabaseTimeouts | undefined): KnexClientClass {
   // The dialect class is not part of knex's typings; it is the class knex uses for client: 'pg'.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const ClientPg = require('knex/lib/dialects/postgres') as KnexClientClass;
+  const ClientPg = KnexClientPg;
   const base = ClientPg.prototype as unknown as {
     _acquireOnlyConnection(): Promise<Tracked>;
     _query(c: Tracked, o: KnexQuery): Promise<KnexQuery>;
