@@ -96,8 +96,7 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
       'into an empty lake only: typed rows by COPY, committed in chunks with a checkpoint, secondary indexes and foreign keys built after the data',
     )
     .option('--resume', 'continue an interrupted --initial-load of the same file after its last committed chunk')
-    // No default here: the importer's (1000 per write; 5000 per chunk of --initial-load).
-    .option('--batch-size <n>', 'records per write (default 1000; 5000 per committed chunk of --initial-load)', positiveInt)
+    .option('--batch-size <n>', 'records per write', positiveInt, 1000)
     .option(
       '--lanes <n>',
       'connections each batch is written on at once, split by identity (default: one per core, at most 4; 1 under --strict and --initial-load)',
@@ -115,7 +114,7 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
       async (
         kind: 'persons' | 'companies',
         file: string,
-        opts: { strict?: boolean; initialLoad?: boolean; resume?: boolean; batchSize?: number; lanes?: number; maxLineBytes: number; json?: boolean },
+        opts: { strict?: boolean; initialLoad?: boolean; resume?: boolean; batchSize: number; lanes?: number; maxLineBytes: number; json?: boolean },
       ) => {
       const { importFile, ImportAborted, importExitCode } = load.importer();
       const { recordValidator } = load.recordSchemas();

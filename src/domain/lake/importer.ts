@@ -51,15 +51,6 @@ export interface InvalidLine {
   reason: string;
 }
 
-/**
- * Records per committed chunk of an initial load by default. A chunk costs about a dozen round
- * trips besides its COPY (transaction, checkpoint, savepoint, withdrawal check), and on a busy
- * machine every round trip waits for both processes to be scheduled: measured on 10,000 persons at
- * load average 22-28, chunks of 4,000 loaded in 20-24 s where chunks of 1,000 took 21-30 s. Two
- * chunks are in memory at once (one written, one read): 5,000 persons are about 50-100 MB.
- */
-export const INITIAL_LOAD_CHUNK = 5000;
-
 /** Longest accepted line by default: 16 MiB (a person record is 2 to 10 KB). */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
@@ -79,7 +70,6 @@ export interface ImportOptions {
    * initialLoad. Refused when no load of the kind was interrupted, or it read another file.
    */
   resume?: boolean;
-  /** Records per write (default 1000), or per committed chunk of an initial load (INITIAL_LOAD_CHUNK). */
   batchSize?: number;
   /**
    * Connections a batch is written on at once (lanes.ts): its records split by identity, so that
@@ -453,7 +443,7 @@ const isDataError = isRefusedValue;
 async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportReport> {
   const started = Date.now();
   const { kind } = options;
-  const batchSize = options.batchSize ?? INITIAL_LOAD_CHUNK;
+  const batchSize = options.batchSize ?? 1000;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   let stat: fs.Stats;
   try {
