@@ -124,11 +124,17 @@ async function main() {
     if (parts.has('match')) {
       const queries = sample.filter((p) => p.company).slice(0, matchRows);
       const quote = (v: string) => `"${v.replace(/"/g, '""')}"`;
+      const bulkMatch = () =>
+        timed(async () => {
+          for (let i = 0; i < queries.length; i += 100) await post('/people/bulk-match', { queries: queries.slice(i, i + 100).map((p) => ({ name: p.full_name, company: p.company! })) });
+        });
+      // The bulk path before AND after the job (the same queries): neither side alone runs on the
+      // pages the other brought into the cache; the job is compared with their mean.
+      const bulkBeforeS = await bulkMatch();
       const matchJobS = await timed(async () => finished(await submit(`name,company\n${queries.map((p) => `${quote(p.full_name)},${quote(p.company!)}`).join('\n')}\n`)));
-      const matchBulkS = await timed(async () => {
-        for (let i = 0; i < queries.length; i += 100) await post('/people/bulk-match', { queries: queries.slice(i, i + 100).map((p) => ({ name: p.full_name, company: p.company! })) });
-      });
-      line(`match rows ${queries.length}: job ${(queries.length / matchJobS).toFixed(0)} rows/s (${matchJobS.toFixed(1)} s)  bulk-match ${(queries.length / matchBulkS).toFixed(0)} rows/s (${matchBulkS.toFixed(1)} s)  job/bulk ${ratio(matchBulkS, matchJobS)} (aim >= ${AIMS.throughputRatio})`);
+      const bulkAfterS = await bulkMatch();
+      const matchBulkS = (bulkBeforeS + bulkAfterS) / 2;
+      line(`match rows ${queries.length}: job ${(queries.length / matchJobS).toFixed(0)} rows/s (${matchJobS.toFixed(1)} s)  bulk-match ${(queries.length / matchBulkS).toFixed(0)} rows/s (mean of ${bulkBeforeS.toFixed(1)} s before and ${bulkAfterS.toFixed(1)} s after the job)  job/bulk ${ratio(matchBulkS, matchJobS)} (aim >= ${AIMS.throughputRatio})`);
     }
     if (parts.has('lookups')) {
       const lookupLatencies = async () => {
@@ -161,7 +167,8 @@ async function main() {
         yield 'email,name,company,notes\n';
         while (sent < target) {
           let chunk = '';
-          for (let i = 0; i < 1000; i++) chunk += `person${n++}@nowhere-${n % 997}.example,Someone Number${n},Nowhere Corp ${n % 31},${'x'.repeat(40)}\n`;
+          // About 600 bytes a row, so 500 MB stays under the 1,000,000-row limit (~870,000 rows).
+        for (let i = 0; i < 100; i++) chunk += `person${n++}@nowhere-${n % 997}.example,Someone Number${n},Nowhere Corp ${n % 31},${'x'.repeat(530)}\n`;
           sent += chunk.length;
           yield chunk;
         }
