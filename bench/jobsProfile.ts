@@ -56,6 +56,14 @@ async function main() {
     { format: 'csv', declaredBytes: undefined, body: bodyOf(csv) },
   );
   const afterBodyMs = performance.now() - bodyEndedAt;
+  if (process.argv.includes('--submit-only')) {
+    // Only the upload's figure (a large --rows without working the job through).
+    process.stdout.write(`jobs:profile submit ${rows} rows (${(csv.length / 1024 / 1024).toFixed(1)} MB): the body's last byte read -> job stored and queued: ${afterBodyMs.toFixed(0)} ms  load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+    await repo.deleteJobById(knex, job.id);
+    await knex.destroy();
+    await db.stop();
+    return;
+  }
   // The bulk path's database work on the same rows: run before AND after the job, so neither
   // side alone profits from pages the other brought into the cache.
   const bulkRound = async () => {
