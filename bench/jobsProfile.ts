@@ -67,21 +67,21 @@ async function main() {
   // The bulk path's database work on the same rows: run before AND after the job, so neither
   // side alone profits from pages the other brought into the cache.
   const bulkRound = async () => {
-  const bulkStarted = performance.now();
-  for (let i = 0; i < slugs.length; i += chunkRows) {
-    await time('bulk', async () => {
-      for (let k = i; k < Math.min(i + chunkRows, slugs.length); k += 100) {
-        if (kind === 'match') {
-          const out = await bulkMatchPeople(knex, sample.slice(k, k + 100).map((p) => ({ name: p.full_name, company: p.company })), 0.7);
-          JSON.stringify(out.results.map((r) => r.text));
-        } else {
-          const out = await bulkEnrichPeople(knex, slugs.slice(k, k + 100).map((username) => ({ username })));
-          JSON.stringify(out.results.map((r) => r.record));
+    const bulkStarted = performance.now();
+    for (let i = 0; i < slugs.length; i += chunkRows) {
+      await time('bulk', async () => {
+        for (let k = i; k < Math.min(i + chunkRows, slugs.length); k += 100) {
+          if (kind === 'match') {
+            const out = await bulkMatchPeople(knex, sample.slice(k, k + 100).map((p) => ({ name: p.full_name, company: p.company })), 0.7);
+            JSON.stringify(out.results.map((r) => r.text));
+          } else {
+            const out = await bulkEnrichPeople(knex, slugs.slice(k, k + 100).map((username) => ({ username })));
+            JSON.stringify(out.results.map((r) => r.record));
+          }
         }
-      }
-    });
-  }
-  return performance.now() - bulkStarted;
+      });
+    }
+    return performance.now() - bulkStarted;
   };
   const t: Record<string, number[]> = { claim: [], resolve: [], commit: [], bulk: [] };
   const time = async <T>(k: string, fn: () => Promise<T>) => {
