@@ -12,6 +12,7 @@ import { loadConfig } from '../src/config';
 import { createKnex, migrateLatest } from '../src/db/knex';
 import * as repo from '../src/db/repositories/listJobs';
 import { createWorkspace } from '../src/domain/workspaces/admin';
+import { purgeDeletedJob } from '../src/domain/jobs/jobs';
 import { submitJob } from '../src/domain/jobs/upload';
 import { resolveChunk } from '../src/domain/jobs/work';
 import { bulkEnrichPeople } from '../src/domain/people/bulk';
@@ -59,7 +60,8 @@ async function main() {
   if (process.argv.includes('--submit-only')) {
     // Only the upload's figure (a large --rows without working the job through).
     process.stdout.write(`jobs:profile submit ${rows} rows (${(csv.length / 1024 / 1024).toFixed(1)} MB): the body's last byte read -> job stored and queued: ${afterBodyMs.toFixed(0)} ms  load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
-    await repo.deleteJobById(knex, job.id);
+    await repo.markJobDeleted(knex, job.id);
+    await purgeDeletedJob(knex, job.id, 600_000);
     await knex.destroy();
     await db.stop();
     return;
@@ -101,7 +103,8 @@ async function main() {
   }
   const jobMs = performance.now() - started;
   const bulkAfterMs = await bulkRound();
-  await repo.deleteJobById(knex, job.id);
+  await repo.markJobDeleted(knex, job.id);
+  await purgeDeletedJob(knex, job.id, 600_000);
   const med = (k: string) => percentile([...t[k]!].sort((a, b) => a - b), 0.5).toFixed(1);
   process.stdout.write(
     `jobs:profile ${rows} ${kind === 'match' ? 'match' : 'identifier'} rows, chunks of ${chunkRows}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n` +

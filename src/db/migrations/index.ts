@@ -33,6 +33,7 @@ import * as eventFeedPositions from './20261208003200_event_feed_positions';
 import * as match from './20261208000100_match';
 import * as listJobs from './20261209000100_list_jobs';
 import * as matchNameCovering from './20261209000500_match_name_covering';
+import * as listJobDeletion from './20261209000600_list_job_deletion';
 import * as jobFeedEvents from './20261209000200_job_feed_events';
 import * as jobDeliveriesByJob from './20261209000300_job_deliveries_by_job';
 import * as jobRecordsLz4 from './20261209000400_job_records_lz4';
@@ -76,6 +77,7 @@ const migrations: Record<string, Migration> = {
   '20261209000300_job_deliveries_by_job': jobDeliveriesByJob,
   '20261209000400_job_records_lz4': jobRecordsLz4,
   '20261209000500_match_name_covering': matchNameCovering,
+  '20261209000600_list_job_deletion': listJobDeletion,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

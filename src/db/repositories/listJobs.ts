@@ -99,20 +99,65 @@ export async function queueUploadedJob(db: Knex, jobId: string, rowsRead: number
   });
 }
 
-/** Deletes a job with its rows, results, chunks (cascade). */
-export async function deleteJobById(db: Knex, jobId: string): Promise<void> {
-  await db('list_jobs').where('id', jobId).delete();
+/**
+ * A job a workspace sees: stored whole (not still uploading) and not deleted. A deleted job's rows
+ * are removed in batches after it is marked (purgeDeletedJob), and it is answered as missing from
+ * the moment it is marked.
+ */
+function visible<Q extends Knex.QueryBuilder>(q: Q): Q {
+  return q.whereNot('status', 'uploading').whereNull('deleted_at') as Q;
 }
 
-/** A job of this workspace (not one still uploading), or undefined. */
+/** Marks a job deleted (a refused or broken-off upload): its rows go by purgeDeletedJob. */
+export async function markJobDeleted(db: Knex, jobId: string): Promise<void> {
+  await db.raw(`update list_jobs set deleted_at = now() where id = ? and deleted_at is null`, [jobId]);
+}
+
+/** A job of this workspace (not one still uploading, nor deleted), or undefined. */
 export async function findJob(db: Knex, workspaceId: string, jobId: string): Promise<JobRow | undefined> {
-  return db('list_jobs').where({ id: jobId, workspace_id: workspaceId }).whereNot('status', 'uploading').first();
+  return visible(db('list_jobs').where({ id: jobId, workspace_id: workspaceId })).first();
 }
 
-/** Deletes a workspace's job (not one still uploading): whether there was one. */
+/**
+ * Marks a workspace's job deleted: whether there was one. A queued or running job becomes
+ * cancelled too, so no worker claims its chunks again (the claim takes only queued or running).
+ */
 export async function deleteJob(db: Knex | Knex.Transaction, workspaceId: string, jobId: string): Promise<boolean> {
-  const n = await db('list_jobs').where({ id: jobId, workspace_id: workspaceId }).whereNot('status', 'uploading').delete();
-  return n > 0;
+  const { rowCount } = await db.raw(
+    `update list_jobs set deleted_at = now(),
+       status = case when status in ('queued', 'running') then 'cancelled' else status end
+     where id = ? and workspace_id = ? and status <> 'uploading' and deleted_at is null`,
+    [jobId, workspaceId],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** Rows one purge statement removes: short enough for the statement timeout on a busy server. */
+const PURGE_BATCH_ROWS = 2_000;
+
+/**
+ * One step of removing a deleted job: a batch of its stored rows, or, once none is left, the job
+ * row itself (its chunks, events and deliveries by cascade: a few hundred rows at most). Answers
+ * whether the job is gone.
+ */
+export async function purgeDeletedJobStep(db: Knex, jobId: string): Promise<boolean> {
+  const { rowCount } = await db.raw(
+    `delete from list_job_rows where job_id = ? and row_no in (
+       select row_no from list_job_rows where job_id = ? order by row_no limit ?)`,
+    [jobId, jobId, PURGE_BATCH_ROWS],
+  );
+  if ((rowCount ?? 0) > 0) return false;
+  await db.raw(`delete from list_jobs where id = ? and deleted_at is not null`, [jobId]);
+  return true;
+}
+
+/** Deleted jobs whose rows are still being removed (the sweep finishes them). */
+export async function deletedJobIds(db: Knex, limit = 10): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: { id: string }[] }>(
+    `select id from list_jobs where deleted_at is not null order by deleted_at limit ?`,
+    [limit],
+  );
+  return rows.map((r) => r.id);
 }
 
 /** Cancels a queued or running job; answers the job as it is after (cancelled or already finished). */
@@ -129,7 +174,7 @@ export async function cancelJob(db: Knex, workspaceId: string, jobId: string): P
 const JOB_ORDER: OrderTerm[] = [term('created_at', 'desc', 'timestamptz'), term('id', 'asc', 'uuid')];
 
 export async function listJobsOf(db: Knex, workspaceId: string, page: Page): Promise<ListResult<JobRow>> {
-  const base = () => db('list_jobs').where('workspace_id', workspaceId).whereNot('status', 'uploading');
+  const base = () => visible(db('list_jobs').where('workspace_id', workspaceId));
   const [rows, count] = await Promise.all([
     pageQuery(db, base().select('*'), JOB_ORDER, page),
     boundedCount(db, base().select(db.raw('1'))) as Promise<{ count: number }[]>,
@@ -387,11 +432,16 @@ export async function forgetJobResultsAbout(trx: Knex.Transaction, recordId: str
   return Number(rows[0]?.n ?? 0);
 }
 
-/** Jobs past their retention, and uploads whose server died mid-upload (an hour old): deleted; their ids. */
+/**
+ * Jobs past their retention, and uploads whose server died mid-upload (an hour old): marked
+ * deleted (their rows then go by purgeDeletedJobStep); their ids.
+ */
 export async function deleteExpiredJobs(db: Knex | Knex.Transaction, limit = 10): Promise<string[]> {
   const { rows } = await db.raw<{ rows: { id: string }[] }>(
-    `delete from list_jobs where id in (
-       select id from list_jobs where expires_at < now() or (status = 'uploading' and created_at < now() - interval '1 hour') limit ?)
+    `update list_jobs set deleted_at = now() where id in (
+       select id from list_jobs
+       where deleted_at is null and (expires_at < now() or (status = 'uploading' and created_at < now() - interval '1 hour'))
+       limit ?)
      returning id`,
     [limit],
   );
@@ -423,7 +473,8 @@ export async function claimJobDeliveries(db: Knex, opts: { token: string; limit:
        update list_job_deliveries d set lease_token = ?, lease_until = now() + make_interval(secs => ?)
        from due where d.id = due.id
        returning d.id, d.job_id, d.body, jsonb_array_length(d.attempts) as attempts_made)
-     select c.*, j.webhook_url, j.secret_ciphertext from claimed c join list_jobs j on j.id = c.job_id`,
+     -- A deleted job's webhook is not sent (its delivery row goes with the job's purge).
+     select c.*, j.webhook_url, j.secret_ciphertext from claimed c join list_jobs j on j.id = c.job_id and j.deleted_at is null`,
     [opts.limit, opts.token, opts.leaseSeconds],
   );
   return rows;

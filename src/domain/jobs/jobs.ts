@@ -84,9 +84,11 @@ export async function cancelJob(db: Knex, workspaceId: string, id: string): Prom
 }
 
 /**
- * Deletes the job, its stored upload rows and results. A running job is deleted too (its workers'
- * commits find nothing). Its feed events become tombstones in the same transaction (listed no
- * more; `after=` one of them still resumes), as a deleted monitor's.
+ * Deletes the job, its stored upload rows and results. The job is marked deleted first, in one short
+ * transaction with its feed events becoming tombstones (listed no more; `after=` one of them still
+ * resumes), as a deleted monitor's: from then on it is a 404 and no worker claims it (a running job
+ * is cancelled by the mark). Its rows then go in batches (purgeDeletedJob): a small job is gone
+ * before the answer; what a large one has left after a few seconds the jobs' sweep removes.
  */
 export async function deleteJob(db: Knex, workspaceId: string, id: string): Promise<void> {
   const jobId = id.toLowerCase();
@@ -96,6 +98,23 @@ export async function deleteJob(db: Knex, workspaceId: string, id: string): Prom
     return true;
   });
   if (!deleted) throw noSuchJob();
+  await purgeDeletedJob(db, jobId, INLINE_PURGE_MS);
+}
+
+/** How long DELETE /jobs/{id} spends removing rows before leaving the rest to the sweep. */
+const INLINE_PURGE_MS = 2_000;
+
+/**
+ * Removes a deleted job's rows batch by batch, then the job, for at most `budgetMs`: whether it is
+ * gone. Each batch is its own short statement, so a million-row job never needs one statement
+ * longer than the statement timeout.
+ */
+export async function purgeDeletedJob(db: Knex, jobId: string, budgetMs: number): Promise<boolean> {
+  const until = Date.now() + budgetMs;
+  do {
+    if (await repo.purgeDeletedJobStep(db, jobId)) return true;
+  } while (Date.now() < until);
+  return false;
 }
 
 export type JobDelivery = components['schemas']['JobDelivery'];

@@ -14,7 +14,7 @@ import { AppError, validationError } from '../errors';
 import { generateWebhookSecret, type ServerKeys } from '../webhooks/secrets';
 import { assertWebhookUrlAllowed, type ResolveHost, type SsrfPolicy } from '../webhooks/ssrf';
 import { foldHeader, mapColumns, mappingIsUsable, MappingError, unusableColumnsMessage, type ColumnMapping } from './columns';
-import { toJob, type ListJob } from './jobs';
+import { purgeDeletedJob, toJob, type ListJob } from './jobs';
 import {
   cellText,
   decodeRecord,
@@ -133,7 +133,7 @@ export async function submitJob(deps: SubmitDeps, workspaceId: string, params: S
     await repo.queueUploadedJob(deps.db, jobId, reader.rows, bytes, limits.chunkRows);
   } catch (err) {
     // Nothing of a refused or broken-off upload is kept.
-    if (created) await repo.deleteJobById(deps.db, jobId).catch(() => undefined);
+    if (created) await discardUpload(deps.db, jobId);
     // The client broke the body off (the socket closed mid-upload): its fault, not the service's.
     const code = (err as { code?: string }).code;
     if (!(err instanceof AppError) && (code === 'ECONNRESET' || code === 'ECONNABORTED' || (err as Error).message === 'aborted')) {
@@ -269,3 +269,20 @@ export class UploadReader {
     return this.row(values, rowProblem(values, null));
   }
 }
+
+/**
+ * Nothing of a refused or broken-off upload is kept: the job is marked deleted (never listed, never
+ * claimed) and its stored rows removed in batches; if the database fails meanwhile, the jobs' sweep
+ * removes what is left (a mark that failed too leaves an `uploading` job, which the sweep takes
+ * after an hour).
+ */
+async function discardUpload(db: Knex, jobId: string): Promise<void> {
+  try {
+    await repo.markJobDeleted(db, jobId);
+    await purgeDeletedJob(db, jobId, DISCARD_PURGE_MS);
+  } catch {
+    // The sweep finishes it; the client's answer is the upload's own error.
+  }
+}
+
+const DISCARD_PURGE_MS = 2_000;

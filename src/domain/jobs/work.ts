@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { insertFeedEvents, tombstoneJobEvents } from '../../db/repositories/eventFeed';
 import * as repo from '../../db/repositories/listJobs';
+import { purgeDeletedJob } from './jobs';
 import { bulkMatchPeople, type BulkMatchItem } from '../match/bulk';
 import { bulkEnrichPeople, type BulkItemOutcome } from '../people/bulk';
 import type { PersonMatchRequest } from '../match/person';
@@ -207,12 +208,23 @@ export async function workChunk(db: Knex, chunk: repo.ClaimedChunk, token: strin
 
 export const claimChunks = repo.claimChunks;
 export const releaseChunks = repo.releaseChunks;
-/** The retention sweep: expired jobs are deleted, their feed events become tombstones (as DELETE /jobs/{id}). */
-export async function deleteExpiredJobs(db: Knex): Promise<number> {
-  return db.transaction(async (trx) => {
+/**
+ * The retention sweep: expired jobs are marked deleted and their feed events become tombstones (as
+ * DELETE /jobs/{id}); then deleted jobs' rows are removed batch by batch, for at most `budgetMs`
+ * (what is left, the next sweep continues). Answers the jobs marked.
+ */
+export async function deleteExpiredJobs(db: Knex, budgetMs = 5_000): Promise<number> {
+  const marked = await db.transaction(async (trx) => {
     const ids = await repo.deleteExpiredJobs(trx);
     await tombstoneJobEvents(trx, ids);
     return ids.length;
   });
+  const until = Date.now() + budgetMs;
+  for (const jobId of await repo.deletedJobIds(db)) {
+    const left = until - Date.now();
+    if (left <= 0) break;
+    await purgeDeletedJob(db, jobId, left);
+  }
+  return marked;
 }
 export { LeaseLost } from '../../db/repositories/listJobs';
