@@ -10,8 +10,9 @@
  * @opentelemetry/instrumentation-http's, which cost about half of a traced request's overhead in bench:tracing.
  * The instrumentations:
  * - undici (the live source and webhook receivers: a client span, `traceparent` sent),
- * - pg (each statement, parameterised text only; only inside a trace, so the workers' polling
- *   makes no root spans).
+ * - pg: each statement, parameterised text only, only inside a trace (so the workers' polling
+ *   makes no root spans): the service's own lean wrapper (pgSpans.ts), not
+ *   @opentelemetry/instrumentation-pg, which was the largest single share of a traced lookup's cost.
  * Koa's instrumentation is left out: it adds a span per middleware, and the edge names the server
  * span by its operation instead.
  *
@@ -23,11 +24,11 @@
  */
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, ConsoleSpanExporter, type SpanExporter, type SpanProcessor, type Span, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { instrumentPg } from './pgSpans';
 import { scrubSpan, type ScrubbableSpan } from './spanScrub';
 import { buildInfo } from './version';
 
@@ -56,9 +57,10 @@ export function startSdk(env: NodeJS.ProcessEnv, serviceName: string): { shutdow
     tracerProvider: provider,
     instrumentations: [
       new UndiciInstrumentation({ requireParentforSpans: true }),
-      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, addSqlCommenterCommentToQueries: false }),
     ],
   });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  instrumentPg(require('@opentelemetry/api') as typeof import('@opentelemetry/api'));
   return {
     describe,
     shutdown: () => provider.shutdown(),

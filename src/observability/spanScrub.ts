@@ -17,10 +17,29 @@ export function stripQuery(url: string): string {
   return cut === -1 ? url : url.slice(0, cut);
 }
 
-/** `'it''s'`, `E'\\x41'` and `'\x..'::bytea` become `?`; identifiers in double quotes stay. */
+/**
+ * `'it''s'`, `E'\\x41'` and `'\x..'::bytea` become `?`; identifiers in double quotes stay.
+ * Memoised: a traced service runs the same few hundred statement texts over and over (their values
+ * are parameters), and the two expressions over a long statement were a measurable part of each
+ * traced request; texts seen once (a bulk insert with literals) only cycle through the bounded cache.
+ */
 export function stripSqlLiterals(sql: string): string {
-  return sql.replace(/[eE]?'(?:[^']|'')*'/g, '?').replace(/\$([A-Za-z_][A-Za-z0-9_]*)?\$[\s\S]*?\$\1\$/g, '?');
+  const known = scrubbed.get(sql);
+  if (known !== undefined) return known;
+  const clean = sql.replace(/[eE]?'(?:[^']|'')*'/g, '?').replace(/\$([A-Za-z_][A-Za-z0-9_]*)?\$[\s\S]*?\$\1\$/g, '?');
+  if (sql.length <= MEMO_MAX_TEXT) {
+    if (scrubbed.size >= MEMO_MAX_ENTRIES) scrubbed.clear();
+    // Keyed by the raw text and by the clean one (scrubbing is idempotent): the scrubbing processor
+    // meets the clean text again when a span's attribute was scrubbed at its start (pgSpans.ts).
+    scrubbed.set(sql, clean);
+    scrubbed.set(clean, clean);
+  }
+  return clean;
 }
+
+const scrubbed = new Map<string, string>();
+const MEMO_MAX_ENTRIES = 2000;
+const MEMO_MAX_TEXT = 20_000;
 
 export function scrubAttributes(attributes: Record<string, unknown>): void {
   for (const key of URL_ATTRIBUTES) {

@@ -29,6 +29,6 @@ describe('tracing off', () => {
   it('(and the same check sees them when tracing is on)', () => {
     const loaded = loadedOtelModules({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' });
     expect(loaded.some((k) => k.includes('sdk-trace'))).toBe(true);
-    expect(loaded.some((k) => k.includes('instrumentation-pg'))).toBe(true);
+    expect(loaded.some((k) => k.includes('instrumentation-undici'))).toBe(true);
   }, 60_000);
 });

@@ -17,6 +17,17 @@ describe('stripSqlLiterals', () => {
     expect(stripSqlLiterals('select $tag$jane doe$tag$, $$x$$ from "persons"')).toBe('select ?, ? from "persons"');
     expect(stripSqlLiterals('insert into t values ($1, $2)')).toBe('insert into t values ($1, $2)');
   });
+
+  it('answers the same when it has seen the text before (memoised), and leaves its own result as it is', () => {
+    const text = `select * from persons where username = 'jane-doe' and id = $1 -- memo`;
+    const first = stripSqlLiterals(text);
+    expect(first).toBe('select * from persons where username = ? and id = $1 -- memo');
+    expect(stripSqlLiterals(text)).toBe(first);
+    expect(stripSqlLiterals(first)).toBe(first);
+    // Many distinct texts (a bulk insert's literals) do not change any answer when the cache cycles.
+    for (let i = 0; i < 5000; i++) expect(stripSqlLiterals(`insert into t values ('v${i}', $1)`)).toBe('insert into t values (?, $1)');
+    expect(stripSqlLiterals(text)).toBe(first);
+  });
 });
 
 describe('scrubSpan', () => {
