@@ -20,7 +20,7 @@ import { AppError } from '../src/domain/errors';
 import { matchPerson } from '../src/domain/match/person';
 import { createWorld } from '../src/world';
 import { PERSON_NOISE, generateMatchQueries, nameKey, parseMix } from '../src/world/matchQueries';
-import { benchDatabaseUrl, AS_OF, flagArg, intArg, percentile, stringArg, SEED } from './lib';
+import { benchDatabaseUrl, AS_OF, cpuMicros, flagArg, intArg, percentile, stringArg, SEED } from './lib';
 
 /** The arm a statement serves, by what it reads (the candidate SQL of db/repositories/matchCandidates.ts). */
 const ARMS: readonly (readonly [string, RegExp])[] = [
@@ -62,7 +62,9 @@ async function main(): Promise<void> {
     seed, count, loadedPersons: loaded, isTakenName: (n) => names.has(n), mix: mixText ? parseMix(mixText, Object.keys(PERSON_NOISE)) : undefined,
   });
   const db = await benchDatabaseUrl(process.env.BENCH_MATCH_DATABASE || `enrich_bench_match_${persons}`);
-  const knex = createKnex(db.url);
+  // One connection: its backend's CPU time (Linux /proc; the server is on this machine) is the
+  // database's share of every match. Arms sent together then wait for each other (CPU is unchanged).
+  const knex = createKnex(db.url, 1);
   const explainer = new pg.Client({ connectionString: db.url, application_name: 'match-profile', statement_timeout: 60_000 });
   explainer.on('error', () => undefined);
   try {
@@ -71,6 +73,9 @@ async function main(): Promise<void> {
     await explainer.connect();
     const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
     for (const q of queries.slice(0, 30)) await matchPerson(knex, q.query).catch(() => undefined); // warm
+    const backendPid = async () => ((await knex.raw('select pg_backend_pid() as pid')).rows[0] as { pid: number }).pid;
+    const pid = await backendPid();
+    const pgCpu0 = cpuMicros(pid);
     const timed: (Timed & { noise: string })[] = [];
     for (const q of queries) {
       let wall = 0;
@@ -96,6 +101,8 @@ async function main(): Promise<void> {
       knex.off('query', onQuery).off('query-response', onDone).off('query-error', onDone);
       timed.push({ wall, cpu, statements, roundTrips, noise: q.noise });
     }
+    const pgCpuPerMatch = (cpuMicros(pid) - pgCpu0) / 1000 / timed.length;
+    const samePid = (await backendPid()) === pid;
     const loadAfter = os.loadavg().map((l) => l.toFixed(2)).join(' ');
 
     // The server's side: every statement of the first matches, explained with its own bindings.
@@ -133,6 +140,7 @@ async function main(): Promise<void> {
       `Load average before / after: ${loadBefore} / ${loadAfter} (${os.cpus().length} cores); ${new Date().toISOString()}`,
       `Per match: wall p50 ${f(timed.map((t) => t.wall), 50)} ms, p95 ${f(timed.map((t) => t.wall), 95)} ms; node CPU p50 ${f(timed.map((t) => t.cpu), 50)} ms, mean ${mean(timed.map((t) => t.cpu)).toFixed(2)} ms;` +
         ` statements mean ${mean(timed.map((t) => t.statements.length)).toFixed(2)} (max ${Math.max(...timed.map((t) => t.statements.length))}); round trips mean ${mean(timed.map((t) => t.roundTrips)).toFixed(2)} (max ${Math.max(...timed.map((t) => t.roundTrips))})`,
+      `PostgreSQL CPU per match (its backend, /proc): mean ${pgCpuPerMatch.toFixed(2)} ms${samePid ? '' : ' (the connection was replaced during the run: an undercount)'}`,
       `Server time per match (EXPLAIN ANALYZE, planning + execution, sum of its statements; first ${perMatchServer.length}): p50 ${f(perMatchServer, 50)} ms, p95 ${f(perMatchServer, 95)} ms, mean ${mean(perMatchServer).toFixed(2)} ms`,
       '',
       'arm                               n   p50 ms  p95 ms  max ms  mean rows  buffers hit/read per statement',
