@@ -19,8 +19,8 @@ import { createKnex } from '../src/db/knex';
 import { AppError } from '../src/domain/errors';
 import { matchPerson } from '../src/domain/match/person';
 import { createWorld } from '../src/world';
-import { PERSON_NOISE, generateMatchQueries, nameKey, parseMix } from '../src/world/matchQueries';
-import { benchDatabaseUrl, AS_OF, cpuMicros, flagArg, intArg, percentile, stringArg, SEED } from './lib';
+import { PERSON_NOISE, generateMatchQueries, parseMix } from '../src/world/matchQueries';
+import { benchDatabaseUrl, lakeNameKeys, AS_OF, cpuMicros, flagArg, intArg, percentile, stringArg, SEED } from './lib';
 
 /** The arm a statement serves, by what it reads (the candidate SQL of db/repositories/matchCandidates.ts). */
 const ARMS: readonly (readonly [string, RegExp])[] = [
@@ -53,15 +53,11 @@ async function main(): Promise<void> {
   const mixText = stringArg('mix');
   const world = createWorld({ persons, companies, seed: SEED, asOf: AS_OF });
   const loaded = persons - Math.floor(persons / 50);
-  const names = new Set<string>();
-  for (let i = 0; i < loaded; i++) {
-    const p = world.person(i);
-    names.add(nameKey(p.first_name as string, p.last_name as string));
-  }
+  const db = await benchDatabaseUrl(process.env.BENCH_MATCH_DATABASE || `enrich_bench_match_${persons}`);
+  const names = await lakeNameKeys(db.url);
   const queries = generateMatchQueries(world, {
     seed, count, loadedPersons: loaded, isTakenName: (n) => names.has(n), mix: mixText ? parseMix(mixText, Object.keys(PERSON_NOISE)) : undefined,
   });
-  const db = await benchDatabaseUrl(process.env.BENCH_MATCH_DATABASE || `enrich_bench_match_${persons}`);
   // One connection: its backend's CPU time (Linux /proc; the server is on this machine) is the
   // database's share of every match. Arms sent together then wait for each other (CPU is unchanged).
   const knex = createKnex(db.url, 1);
