@@ -107,23 +107,28 @@ async function main(): Promise<void> {
     for (const t of timed.slice(0, explainCount)) {
       let sum = 0;
       for (const s of t.statements) {
-        // A setting for the statement's transaction (the trigram arm's threshold) is applied first.
-        const setting = /^\s*select set_config\([^;]*\);/i.exec(s.sql);
-        const sql = setting ? s.sql.slice(setting[0].length) : s.sql;
-        if (setting) await explainer.query(`begin; ${setting[0]}`);
-        const { rows } = await explainer
-          .query(`explain (analyze, buffers, format json) ${sql}`, s.bindings as unknown[])
-          .finally(() => (setting ? explainer.query('rollback') : undefined));
-        const plan = (rows[0]['QUERY PLAN'] as { Plan: Record<string, number>; 'Execution Time': number; 'Planning Time': number }[])[0]!;
-        const arm = armOf(s.sql);
-        const a = arms.get(arm) ?? { ms: [], hit: 0, read: 0, rows: 0 };
-        const ms = plan['Execution Time'] + plan['Planning Time'];
-        a.ms.push(ms);
-        a.hit += plan.Plan['Shared Hit Blocks'] ?? 0;
-        a.read += plan.Plan['Shared Read Blocks'] ?? 0;
-        a.rows += plan.Plan['Actual Rows'] ?? 0;
-        arms.set(arm, a);
-        sum += ms;
+        // Several statements as one simple query (the trigram arm: a setting for its transaction,
+        // then the read): each read is explained in a transaction under the settings before it.
+        const parts = s.sql.split(/;\n/);
+        const isSetting = (p: string) => /^\s*select set_config\(/i.test(p);
+        for (const [k, sql] of parts.entries()) {
+          if (isSetting(sql)) continue;
+          const before = parts.slice(0, k).filter(isSetting);
+          if (before.length) await explainer.query(`begin; ${before.join(';\n')}`);
+          const { rows } = await explainer
+            .query(`explain (analyze, buffers, format json) ${sql}`, s.bindings as unknown[])
+            .finally(() => (before.length ? explainer.query('rollback') : undefined));
+          const plan = (rows[0]['QUERY PLAN'] as { Plan: Record<string, number>; 'Execution Time': number; 'Planning Time': number }[])[0]!;
+          const arm = armOf(sql) + (/current_company_id = any\(array\[/.test(sql) ? ' (at employers)' : '');
+          const a = arms.get(arm) ?? { ms: [], hit: 0, read: 0, rows: 0 };
+          const ms = plan['Execution Time'] + plan['Planning Time'];
+          a.ms.push(ms);
+          a.hit += plan.Plan['Shared Hit Blocks'] ?? 0;
+          a.read += plan.Plan['Shared Read Blocks'] ?? 0;
+          a.rows += plan.Plan['Actual Rows'] ?? 0;
+          arms.set(arm, a);
+          sum += ms;
+        }
       }
       perMatchServer.push(sum);
     }
