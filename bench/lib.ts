@@ -9,6 +9,7 @@ import { loadConfig } from '../src/config';
 import { ensureDatabase, type Knex } from '../src/db/knex';
 import { databaseUrl, startEmbeddedPostgres } from '../src/db/embedded';
 import { seedLake } from '../src/world/seed';
+import { nameKey } from '../src/world/matchQueries';
 
 export interface Server {
   url: string;
@@ -310,4 +311,22 @@ export async function cloneDatabase(url: string, target: string): Promise<{ url:
       }
     },
   };
+}
+
+/**
+ * The name keys (nameKey(first_name, last_name)) of the persons the lake holds, read from the lake:
+ * the absent classes must not make up a name someone there wears. The same set as nameKey over the
+ * world's persons 0..loaded-1 (the lake holds exactly those), without generating them again (at 1M
+ * that took most of a quarter of an hour on a busy machine; one read takes seconds).
+ */
+export async function lakeNameKeys(url: string): Promise<Set<string>> {
+  const client = new pg.Client({ connectionString: url, statement_timeout: 300_000, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ f: string | null; l: string | null }>("select record->>'first_name' as f, record->>'last_name' as l from persons");
+    return new Set(rows.map((r) => nameKey(r.f ?? '', r.l ?? '')));
+  } finally {
+    await client.end();
+  }
 }

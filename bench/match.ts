@@ -31,12 +31,12 @@ import { createKnex, migrateLatest, type Knex } from '../src/db/knex';
 import { createWorkspace } from '../src/domain/workspaces/admin';
 import { createWorld, type World } from '../src/world';
 import {
-  COMPANY_NOISE, PERSON_NOISE, generateCompanyMatchQueries, generateMatchQueries, nameKey, parseMix,
+  COMPANY_NOISE, PERSON_NOISE, generateCompanyMatchQueries, generateMatchQueries, parseMix,
   type LabelledQuery,
 } from '../src/world/matchQueries';
 import { seedLake } from '../src/world/seed';
 import pg from 'pg';
-import { benchDatabaseUrl, AS_OF, cpuMicros, flagArg, intArg, percentile, postgresSettingsLine, startServerProcess, stringArg, SEED } from './lib';
+import { benchDatabaseUrl, lakeNameKeys, AS_OF, cpuMicros, flagArg, intArg, percentile, postgresSettingsLine, startServerProcess, stringArg, SEED } from './lib';
 import { CONFIDENT, TABLE_HEADER, figures, figuresBy, tableRow, type Figures, type Outcome } from './matchMetrics';
 
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -237,11 +237,7 @@ async function main(): Promise<void> {
 
     const loaded = loadedOf(persons);
     let started = Date.now();
-    const names = new Set<string>();
-    for (let i = 0; i < loaded; i++) {
-      const p = world.person(i);
-      names.add(nameKey(p.first_name as string, p.last_name as string));
-    }
+    const names = await lakeNameKeys(db.url);
     const personQueries = generateMatchQueries(world, { seed, count, mix, loadedPersons: loaded, isTakenName: (n) => names.has(n) });
     const companyQueries = generateCompanyMatchQueries(world, { seed, count: companyCount, mix: companyMix });
     process.stderr.write(`${personQueries.length} person and ${companyQueries.length} company queries made in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

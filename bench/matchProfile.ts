@@ -19,8 +19,8 @@ import { createKnex } from '../src/db/knex';
 import { AppError } from '../src/domain/errors';
 import { matchPerson } from '../src/domain/match/person';
 import { createWorld } from '../src/world';
-import { PERSON_NOISE, generateMatchQueries, nameKey, parseMix } from '../src/world/matchQueries';
-import { benchDatabaseUrl, AS_OF, flagArg, intArg, percentile, stringArg, SEED } from './lib';
+import { PERSON_NOISE, generateMatchQueries, parseMix } from '../src/world/matchQueries';
+import { benchDatabaseUrl, lakeNameKeys, AS_OF, cpuMicros, flagArg, intArg, percentile, stringArg, SEED } from './lib';
 
 /** The arm a statement serves, by what it reads (the candidate SQL of db/repositories/matchCandidates.ts). */
 const ARMS: readonly (readonly [string, RegExp])[] = [
@@ -53,16 +53,14 @@ async function main(): Promise<void> {
   const mixText = stringArg('mix');
   const world = createWorld({ persons, companies, seed: SEED, asOf: AS_OF });
   const loaded = persons - Math.floor(persons / 50);
-  const names = new Set<string>();
-  for (let i = 0; i < loaded; i++) {
-    const p = world.person(i);
-    names.add(nameKey(p.first_name as string, p.last_name as string));
-  }
+  const db = await benchDatabaseUrl(process.env.BENCH_MATCH_DATABASE || `enrich_bench_match_${persons}`);
+  const names = await lakeNameKeys(db.url);
   const queries = generateMatchQueries(world, {
     seed, count, loadedPersons: loaded, isTakenName: (n) => names.has(n), mix: mixText ? parseMix(mixText, Object.keys(PERSON_NOISE)) : undefined,
   });
-  const db = await benchDatabaseUrl(process.env.BENCH_MATCH_DATABASE || `enrich_bench_match_${persons}`);
-  const knex = createKnex(db.url);
+  // One connection: its backend's CPU time (Linux /proc; the server is on this machine) is the
+  // database's share of every match. Arms sent together then wait for each other (CPU is unchanged).
+  const knex = createKnex(db.url, 1);
   const explainer = new pg.Client({ connectionString: db.url, application_name: 'match-profile', statement_timeout: 60_000 });
   explainer.on('error', () => undefined);
   try {
@@ -71,6 +69,9 @@ async function main(): Promise<void> {
     await explainer.connect();
     const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
     for (const q of queries.slice(0, 30)) await matchPerson(knex, q.query).catch(() => undefined); // warm
+    const backendPid = async () => ((await knex.raw('select pg_backend_pid() as pid')).rows[0] as { pid: number }).pid;
+    const pid = await backendPid();
+    const pgCpu0 = cpuMicros(pid);
     const timed: (Timed & { noise: string })[] = [];
     for (const q of queries) {
       let wall = 0;
@@ -96,6 +97,8 @@ async function main(): Promise<void> {
       knex.off('query', onQuery).off('query-response', onDone).off('query-error', onDone);
       timed.push({ wall, cpu, statements, roundTrips, noise: q.noise });
     }
+    const pgCpuPerMatch = (cpuMicros(pid) - pgCpu0) / 1000 / timed.length;
+    const samePid = (await backendPid()) === pid;
     const loadAfter = os.loadavg().map((l) => l.toFixed(2)).join(' ');
 
     // The server's side: every statement of the first matches, explained with its own bindings.
@@ -104,23 +107,28 @@ async function main(): Promise<void> {
     for (const t of timed.slice(0, explainCount)) {
       let sum = 0;
       for (const s of t.statements) {
-        // A setting for the statement's transaction (the trigram arm's threshold) is applied first.
-        const setting = /^\s*select set_config\([^;]*\);/i.exec(s.sql);
-        const sql = setting ? s.sql.slice(setting[0].length) : s.sql;
-        if (setting) await explainer.query(`begin; ${setting[0]}`);
-        const { rows } = await explainer
-          .query(`explain (analyze, buffers, format json) ${sql}`, s.bindings as unknown[])
-          .finally(() => (setting ? explainer.query('rollback') : undefined));
-        const plan = (rows[0]['QUERY PLAN'] as { Plan: Record<string, number>; 'Execution Time': number; 'Planning Time': number }[])[0]!;
-        const arm = armOf(s.sql);
-        const a = arms.get(arm) ?? { ms: [], hit: 0, read: 0, rows: 0 };
-        const ms = plan['Execution Time'] + plan['Planning Time'];
-        a.ms.push(ms);
-        a.hit += plan.Plan['Shared Hit Blocks'] ?? 0;
-        a.read += plan.Plan['Shared Read Blocks'] ?? 0;
-        a.rows += plan.Plan['Actual Rows'] ?? 0;
-        arms.set(arm, a);
-        sum += ms;
+        // Several statements as one simple query (the trigram arm: a setting for its transaction,
+        // then the read): each read is explained in a transaction under the settings before it.
+        const parts = s.sql.split(/;\n/);
+        const isSetting = (p: string) => /^\s*select set_config\(/i.test(p);
+        for (const [k, sql] of parts.entries()) {
+          if (isSetting(sql)) continue;
+          const before = parts.slice(0, k).filter(isSetting);
+          if (before.length) await explainer.query(`begin; ${before.join(';\n')}`);
+          const { rows } = await explainer
+            .query(`explain (analyze, buffers, format json) ${sql}`, s.bindings as unknown[])
+            .finally(() => (before.length ? explainer.query('rollback') : undefined));
+          const plan = (rows[0]['QUERY PLAN'] as { Plan: Record<string, number>; 'Execution Time': number; 'Planning Time': number }[])[0]!;
+          const arm = armOf(sql) + (/current_company_id = any\(array\[/.test(sql) ? ' (at employers)' : '');
+          const a = arms.get(arm) ?? { ms: [], hit: 0, read: 0, rows: 0 };
+          const ms = plan['Execution Time'] + plan['Planning Time'];
+          a.ms.push(ms);
+          a.hit += plan.Plan['Shared Hit Blocks'] ?? 0;
+          a.read += plan.Plan['Shared Read Blocks'] ?? 0;
+          a.rows += plan.Plan['Actual Rows'] ?? 0;
+          arms.set(arm, a);
+          sum += ms;
+        }
       }
       perMatchServer.push(sum);
     }
@@ -133,6 +141,7 @@ async function main(): Promise<void> {
       `Load average before / after: ${loadBefore} / ${loadAfter} (${os.cpus().length} cores); ${new Date().toISOString()}`,
       `Per match: wall p50 ${f(timed.map((t) => t.wall), 50)} ms, p95 ${f(timed.map((t) => t.wall), 95)} ms; node CPU p50 ${f(timed.map((t) => t.cpu), 50)} ms, mean ${mean(timed.map((t) => t.cpu)).toFixed(2)} ms;` +
         ` statements mean ${mean(timed.map((t) => t.statements.length)).toFixed(2)} (max ${Math.max(...timed.map((t) => t.statements.length))}); round trips mean ${mean(timed.map((t) => t.roundTrips)).toFixed(2)} (max ${Math.max(...timed.map((t) => t.roundTrips))})`,
+      `PostgreSQL CPU per match (its backend, /proc): mean ${pgCpuPerMatch.toFixed(2)} ms${samePid ? '' : ' (the connection was replaced during the run: an undercount)'}`,
       `Server time per match (EXPLAIN ANALYZE, planning + execution, sum of its statements; first ${perMatchServer.length}): p50 ${f(perMatchServer, 50)} ms, p95 ${f(perMatchServer, 95)} ms, mean ${mean(perMatchServer).toFixed(2)} ms`,
       '',
       'arm                               n   p50 ms  p95 ms  max ms  mean rows  buffers hit/read per statement',

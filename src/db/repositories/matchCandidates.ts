@@ -126,38 +126,50 @@ export async function findPersonsByNameKey(db: Knex, block: PersonBlock): Promis
 }
 
 /**
- * The similarity the trigram arm asks for (pg_trgm's `%` under pg_trgm.similarity_threshold, whose
- * default is 0.3). At 0.3 a name shares enough trigrams with every person of its first name ("john
- * smitj" with 1,216 of 98,000 persons, "maria garcai" with 2,274), each then re-read and measured:
- * 35 ms a call at 100k, ten times that at 1M. One typo in a name of two words leaves a similarity
- * of 0.5-0.7 (jane doe / jane deo 0.5, maria garcia / maria garcai 0.67), and at 0.5 the GIN index
- * itself leaves out the rest (120 and 50 rows). Two typos in a short name fall below (john smith /
- * jonh smiht 0.29): such a name was found at 0.3 at its employer, and is no longer.
+ * The similarity the trigram arm without an employer asks for (pg_trgm's `%` under
+ * pg_trgm.similarity_threshold, whose default is 0.3). At 0.3 a name shares enough trigrams with
+ * every person of its first name ("john smitj" with 1,216 of 98,000 persons, "maria garcai" with
+ * 2,274), each then re-read and measured: 35 ms a call at 100k, ten times that at 1M. One typo in a
+ * name of two words leaves a similarity of 0.5-0.7 (jane doe / jane deo 0.5, maria garcia / maria
+ * garcai 0.67), and at 0.5 the GIN index itself leaves out the rest (120 and 50 rows).
  */
-export const TRIGRAM_THRESHOLD = 0.5;
+export const TRIGRAM_ANYWHERE_THRESHOLD = 0.5;
+/**
+ * At the query's employers the arm keeps 0.3: two typos in a short name fall below 0.5 (john smith /
+ * jonh smiht 0.29, li wei / li wie 0.4), and asked at 0.5 there the typo class lost a tenth of its
+ * recall (0.81 instead of 0.91 at 100k). The company filter bounds what it returns, not what the
+ * trigram index reads.
+ */
+export const TRIGRAM_EMPLOYER_THRESHOLD = 0.3;
 
 /**
- * Candidate persons whose folded name is similar to `name` (the GIN trigram index at
- * TRIGRAM_THRESHOLD, set for this statement's transaction only): the closest anywhere, and the
- * closest at the employers when some are known, both from one scan of the index. One round trip:
- * the setting and the read go as one simple query (the values as literals: db/literals.ts).
+ * Candidate persons whose folded name is similar to `name` (the GIN trigram index), anywhere at
+ * TRIGRAM_ANYWHERE_THRESHOLD and at the employers, when some are known, at
+ * TRIGRAM_EMPLOYER_THRESHOLD; the closest first. Each threshold is set for its own statement's
+ * transaction only; one round trip: the settings and the reads go as one simple query (the values
+ * as literals: db/literals.ts).
  */
 export async function findPersonsByTrigram(db: Knex, name: string, companyIds: readonly string[]): Promise<{ id: string; record: string }[]> {
   if (name.length < 3) return [];
   // A folded name (letters, digits, spaces: lake_fold's output) is written as a plain constant, which
   // the planner can estimate the trigram index by; anything else goes through literal().
   const n = /^[a-z0-9 ]+$/.test(name) ? `'${name}'` : literal(name);
-  const arms = [`(select id from similar_names order by score desc, id limit ${PERSON_TRIGRAM_LIMIT})`];
+  const read = (threshold: number, where: string) =>
+    `select set_config('pg_trgm.similarity_threshold', '${threshold}', true);
+     select id, ${RECORD_COLUMNS} from persons where id in (select id from persons where ${where}
+       order by similarity(lake_fold(full_name), ${n}) desc, id limit ${PERSON_TRIGRAM_LIMIT})`;
+  const statements = [read(TRIGRAM_ANYWHERE_THRESHOLD, `lake_fold(full_name) % ${n}`)];
   if (companyIds.length > 0) {
-    arms.push(`(select id from similar_names where current_company_id = any(${arrayLiteral(companyIds, 'bigint')}) order by score desc, id limit ${PERSON_TRIGRAM_LIMIT})`);
+    statements.push(read(TRIGRAM_EMPLOYER_THRESHOLD, `current_company_id = any(${arrayLiteral(companyIds, 'bigint')}) and lake_fold(full_name) % ${n}`));
   }
-  const answer = (await db.raw(
-    `select set_config('pg_trgm.similarity_threshold', '${TRIGRAM_THRESHOLD}', true);
-     with similar_names as materialized (
-       select id, current_company_id, similarity(lake_fold(full_name), ${n}) as score from persons where lake_fold(full_name) % ${n})
-     select id, ${RECORD_COLUMNS} from persons where id in (${arms.join(' union ')})`,
-  )) as unknown as { rows: { id: string; record: string; fetched_at_text: string | null }[] }[];
-  return answer[1]!.rows.map(served);
+  const answer = (await db.raw(statements.join(';\n'))) as unknown as { rows: { id: string; record: string; fetched_at_text: string | null }[] }[];
+  const seen = new Set<string>();
+  // Results 1 and 3 are the reads (0 and 2 the settings); a person found by both arms once.
+  return answer
+    .filter((_, i) => i % 2 === 1)
+    .flatMap((r) => r.rows)
+    .filter((row) => !seen.has(row.id) && seen.add(row.id))
+    .map(served);
 }
 
 /** The served record texts of these persons (any order). */

@@ -38,18 +38,29 @@ const LAKE = /\b(persons|companies|change_log)\b/;
 async function problems(statements: Statement[]): Promise<string[]> {
   const out: string[] = [];
   for (const s of statements) {
-    // A statement sent after a setting for its transaction (set_config(..., true); the trigram arm's
-    // threshold) is explained in a transaction under the same setting.
-    const setting = /^\s*select set_config\([^;]*\);/i.exec(s.sql);
-    const sql = setting ? s.sql.slice(setting[0].length) : s.sql;
-    if (!LAKE.test(sql) || !/^\s*(select|with|\()/i.test(sql)) continue;
-    if (setting) await explainer.query(`begin; ${setting[0]}`);
-    const { rows } = await explainer.query(`explain (format json) ${sql}`, s.bindings).finally(() => (setting ? explainer.query('rollback') : undefined));
-    const nodes = nodesOf((rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan);
-    for (const n of nodes) {
-      if (n['Node Type'] === 'Seq Scan' && LAKE.test(n['Relation Name'] ?? '')) out.push(`Seq Scan on ${n['Relation Name']}: ${s.sql}`);
-      if (/Index/.test(n['Node Type']) && n['Index Name'] && !n['Index Cond']) out.push(`${n['Node Type']} of ${n['Index Name']} without a condition: ${s.sql}`);
+    // Several statements sent as one simple query (the trigram arm: a setting for the transaction,
+    // set_config(..., true), then the read it applies to): each read is explained in a transaction
+    // under the settings before it.
+    const parts = s.sql.split(/;\n/);
+    const settings = parts.filter((p) => /^\s*select set_config\(/i.test(p));
+    for (const [k, sql] of parts.entries()) {
+      if (settings.includes(sql)) continue;
+      if (!LAKE.test(sql) || !/^\s*(select|with|\()/i.test(sql)) continue;
+      const before = parts.slice(0, k).filter((p) => settings.includes(p));
+      if (before.length) await explainer.query(`begin; ${before.join(';\n')}`);
+      const { rows } = await explainer.query(`explain (format json) ${sql}`, s.bindings).finally(() => (before.length ? explainer.query('rollback') : undefined));
+      out.push(...planProblems(rows, s.sql));
     }
+  }
+  return out;
+}
+
+function planProblems(rows: { 'QUERY PLAN': unknown }[], sqlText: string): string[] {
+  const out: string[] = [];
+  const nodes = nodesOf((rows[0]!['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan);
+  for (const n of nodes) {
+    if (n['Node Type'] === 'Seq Scan' && LAKE.test(n['Relation Name'] ?? '')) out.push(`Seq Scan on ${n['Relation Name']}: ${sqlText}`);
+    if (/Index/.test(n['Node Type']) && n['Index Name'] && !n['Index Cond']) out.push(`${n['Node Type']} of ${n['Index Name']} without a condition: ${sqlText}`);
   }
   return out;
 }
