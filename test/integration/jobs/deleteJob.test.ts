@@ -1,5 +1,7 @@
 /** DELETE /jobs/{id}: the job, its stored upload and results are gone at once. */
 import { useHarness } from '../../helpers/harness';
+import * as repo from '../../../src/db/repositories/listJobs';
+import { deleteExpiredJobs } from '../../../src/domain/jobs/work';
 import { upload } from '../../helpers/listJobs';
 
 const h = useHarness({ config: { jobs: { ...(jest.requireActual('../../../src/config') as typeof import('../../../src/config')).loadConfig({}).jobs, inProcess: false } } });
@@ -42,7 +44,6 @@ describe('deleting a large job in bounded steps', () => {
     const id = (await upload(h, key, rows(300))).body.job.id;
     const kept = (await upload(h, key, rows(2))).body.job.id;
     // As DELETE leaves a large job whose purge ran out of time: marked, rows still stored.
-    const repo = await import('../../../src/db/repositories/listJobs');
     expect(await repo.deleteJob(h.knex, (await h.knex('list_jobs').where('id', id).first()).workspace_id, id)).toBe(true);
     expect(await count('list_job_rows', 'job_id', id)).toBe(300);
 
@@ -53,7 +54,6 @@ describe('deleting a large job in bounded steps', () => {
     expect(listed.status).toBe(200);
     expect(listed.body.results.map((j: { id: string }) => j.id)).toEqual([kept]);
 
-    const { deleteExpiredJobs } = await import('../../../src/domain/jobs/work');
     await deleteExpiredJobs(h.knex);
     expect(await count('list_job_rows', 'job_id', id)).toBe(0);
     expect(await count('list_jobs', 'id', id)).toBe(0);
