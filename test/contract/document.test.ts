@@ -119,6 +119,7 @@ describe('the contract document', () => {
         'POST /person/match', 'POST /company/match', 'POST /people/bulk-match',
         // List jobs (issue 34)
         'POST /jobs', 'GET /jobs', 'GET /jobs/{id}', 'DELETE /jobs/{id}', 'POST /jobs/{id}/cancel', 'GET /jobs/{id}/results',
+        'GET /jobs/{id}/deliveries',
       ].sort(),
     );
   });

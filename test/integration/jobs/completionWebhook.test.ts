@@ -73,31 +73,6 @@ describe('a list job\'s completion', () => {
     }
   }, 120_000);
 
-  it('lists no delivery for a job without webhook_url, and keeps a failing one pending with its next attempt', async () => {
-    const { key } = await h.workspace({ rateLimit: 1000 });
-    const plain = await upload(h, key, 'email\nnobody@nowhere-corp.example\n');
-    const hooked = await upload(h, key, 'email\nnobody@nowhere-corp.example\n', { query: `webhook_url=${encodeURIComponent(receiver.url('/down'))}` });
-    expect((await h.get(`/api/v1/jobs/${hooked.body.job.id}/deliveries`, key)).body.results).toEqual([]);
-    receiver.answer = () => ({ status: 503 });
-    const config = { ...loadConfig({}), ...webhookTestConfig() };
-    config.webhooks = { ...config.webhooks, delivery: { ...testDeliveryConfig({ schedule: [600, 600] }), caFile: testCertificate().certFile } };
-    const worker = startWorker(h, {}, jobWebhooks(config, resolver.resolve));
-    try {
-      await waitForJob(h, key, plain.body.job.id, (j) => j.status === 'completed');
-      const job = await waitForJob(h, key, hooked.body.job.id, (j) => j.status === 'completed');
-      expect((await h.get(`/api/v1/jobs/${plain.body.job.id}/deliveries`, key)).body.results).toEqual([]);
-      const delivery = await eventually(async () => {
-        const res = await h.get(`/api/v1/jobs/${job.id}/deliveries`, key);
-        return res.body.results[0]?.attempts.length >= 1 ? res.body.results[0] : undefined;
-      }, 30_000);
-      expect(delivery).toMatchObject({ event: 'job.completed', state: 'pending' });
-      expect(delivery.attempts[0]).toMatchObject({ status_code: 503 });
-      expect(Date.parse(delivery.next_attempt_at)).toBeGreaterThan(Date.parse(delivery.attempts[0].attempted_at));
-    } finally {
-      await worker.stop();
-    }
-  }, 120_000);
-
   it('400 VALIDATION_ERROR for a webhook_url to a private address, nothing kept', async () => {
     const { key, workspaceId } = await h.workspace({ rateLimit: 1000 });
     for (const url of ['https://10.0.0.8/hook', 'http://hooks.example.com/x', 'https://169.254.169.254/']) {

@@ -10,12 +10,13 @@ import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@o
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import pg from 'pg';
 import { instrumentPg } from '../../../src/observability/pgSpans';
-import { createTestDatabase, destroyTestDatabase, type TestDatabase } from '../../helpers/testDatabase';
+import { testDatabaseUrl } from '../../helpers/harness';
 
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 const tracer = provider.getTracer('test');
-let db: TestDatabase;
+// The suite's database (this file only reads): its name is in every statement span's name.
+let db: { url: string; name: string };
 let client: pg.Client;
 let uninstall: () => void;
 
@@ -23,7 +24,8 @@ beforeAll(async () => {
   // The SDK's context manager for Node (AsyncLocalStorage), as otel.ts registers it.
   provider.register();
   uninstall = instrumentPg(api, provider.getTracer('enrich/pg'));
-  db = await createTestDatabase();
+  const url = testDatabaseUrl();
+  db = { url, name: new URL(url).pathname.slice(1) };
   client = new pg.Client({ connectionString: db.url, statement_timeout: 10_000, connectionTimeoutMillis: 10_000 });
   await client.connect();
 }, 60_000);
@@ -31,7 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await client?.end();
   uninstall?.();
-  if (db) await destroyTestDatabase(db);
   await provider.shutdown();
   api.context.disable();
   api.trace.disable();
