@@ -9,6 +9,7 @@ import { createHarness, type Harness } from './harness';
 import { useLakeWorld } from './lakeWorld';
 import { loadConfig } from '../../src/config';
 import type { ResolveHost } from '../../src/domain/webhooks/ssrf';
+import { Receiver, TestResolver, webhookTestConfig } from './webhooks';
 
 export async function upload(h: Harness, key: string, body: string | Buffer, opts: { type?: string; query?: string } = {}) {
   return h.send(
@@ -85,4 +86,21 @@ export function useJobsHarness(
       return harness[prop as keyof Harness];
     },
   });
+}
+
+/**
+ * A jobs harness whose webhook_url may point at a real HTTPS receiver on loopback (started before
+ * the tests, closed with the harness): the completion webhook's tests.
+ */
+export function useJobsWebhookHarness(): { h: ReturnType<typeof useJobsHarness>; receiver: Receiver; resolver: TestResolver } {
+  const resolver = new TestResolver();
+  const receiver = new Receiver();
+  const h = useJobsHarness({}, { config: webhookTestConfig(), resolveHost: resolver.resolve });
+  beforeAll(async () => {
+    await receiver.start();
+  });
+  h.beforeClose(async () => {
+    await receiver.close();
+  });
+  return { h, receiver, resolver };
 }

@@ -20,6 +20,7 @@ import { useLakeWorld } from '../../helpers/lakeWorld';
 import { useNdjsonFiles } from '../../helpers/ndjson';
 import { personRecord, SERVED_RECORD } from '../../helpers/lakeRecords';
 import path from 'node:path';
+import { clearPersonLake, lakeSnapshot } from '../../helpers/lakeSnapshot';
 
 const loaded = useLakeWorld();
 const plain = useLakeWorld();
@@ -36,18 +37,8 @@ const SNAPSHOT: Record<string, string> = {
   suppressions: 'select digest, kind from suppressions',
 };
 
-async function snapshot(db: Knex): Promise<Record<string, string[]>> {
-  const out: Record<string, string[]> = {};
-  for (const [name, sql] of Object.entries(SNAPSHOT)) {
-    const { rows } = await db.raw<{ rows: { row: string }[] }>(`select t::text as row from (${sql}) t order by 1`);
-    out[name] = rows.map((r) => r.row);
-  }
-  return out;
-}
-
-async function clear(db: Knex): Promise<void> {
-  await db.raw('truncate persons, person_positions, person_educations, person_refresh, change_log, suppressions cascade');
-}
+const snapshot = (db: Knex) => lakeSnapshot(db, SNAPSHOT);
+const clear = clearPersonLake;
 
 const report = (stdout: string) => {
   const { elapsed_ms: _e, records_per_second: _r, file: _f, ...rest } = JSON.parse(stdout) as Record<string, unknown>;

@@ -17,6 +17,7 @@ import { ENRICH_BIN, enrichWith } from '../../helpers/cli';
 import { useLakeWorld } from '../../helpers/lakeWorld';
 import { useNdjsonFiles } from '../../helpers/ndjson';
 import { companyRecord, personRecord, SERVED_RECORD } from '../../helpers/lakeRecords';
+import { clearPersonLake, lakeSnapshot } from '../../helpers/lakeSnapshot';
 
 const killed = useLakeWorld();
 const straight = useLakeWorld();
@@ -37,18 +38,8 @@ const SNAPSHOT: Record<string, string> = {
   checkpoints: 'select kind from lake_import_checkpoints',
 };
 
-async function snapshot(db: Knex): Promise<Record<string, string[]>> {
-  const out: Record<string, string[]> = {};
-  for (const [name, sql] of Object.entries(SNAPSHOT)) {
-    const { rows } = await db.raw<{ rows: { row: string }[] }>(`select t::text as row from (${sql}) t order by 1`);
-    out[name] = rows.map((r) => r.row);
-  }
-  return out;
-}
-
-async function clear(db: Knex): Promise<void> {
-  await db.raw('truncate persons, person_positions, person_educations, person_refresh, change_log, suppressions cascade');
-}
+const snapshot = (db: Knex) => lakeSnapshot(db, SNAPSHOT);
+const clear = clearPersonLake;
 
 /** The lines of the file: a world's persons with an invalid line, a blank one, a withdrawn record and later replacements. */
 function lines(withdrawn: PersonRecord): unknown[] {

@@ -6,20 +6,11 @@
  */
 import { loadConfig } from '../../../src/config';
 import { jobWebhooks } from '../../../src/jobs/listJobWorker';
-import { startWorker, upload, useJobsHarness, waitForJob } from '../../helpers/listJobs';
+import { startWorker, upload, useJobsWebhookHarness, waitForJob } from '../../helpers/listJobs';
 import { eventually } from '../../helpers/live';
-import { Receiver, TestResolver, testCertificate, testDeliveryConfig, webhookTestConfig } from '../../helpers/webhooks';
+import { testCertificate, testDeliveryConfig, webhookTestConfig } from '../../helpers/webhooks';
 
-const resolver = new TestResolver();
-const receiver = new Receiver();
-const h = useJobsHarness({}, { config: webhookTestConfig(), resolveHost: resolver.resolve });
-
-beforeAll(async () => {
-  await receiver.start();
-});
-h.beforeClose(async () => {
-  await receiver.close();
-});
+const { h, receiver, resolver } = useJobsWebhookHarness();
 
 describe('GET /jobs/{id}/deliveries', () => {
   it('lists no delivery for a job without webhook_url, and keeps a failing one pending with its next attempt', async () => {
