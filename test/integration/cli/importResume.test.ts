@@ -17,21 +17,14 @@ import { ENRICH_BIN, enrichWith } from '../../helpers/cli';
 import { useLakeWorld } from '../../helpers/lakeWorld';
 import { useNdjsonFiles } from '../../helpers/ndjson';
 import { companyRecord, personRecord, SERVED_RECORD } from '../../helpers/lakeRecords';
-import { clearPersonLake, lakeSnapshot } from '../../helpers/lakeSnapshot';
+import { clearPersonLake, lakeSnapshot, PERSON_LAKE } from '../../helpers/lakeSnapshot';
 
 const killed = useLakeWorld();
 const straight = useLakeWorld();
 const { file } = useNdjsonFiles('enrich-import-resume');
 
 const SNAPSHOT: Record<string, string> = {
-  persons: `select id, username, network_id, network_urn, full_name, current_title, current_company, current_company_id,
-      current_company_industry, seniority, geo_country_code, geo_city, current_started_on, fetched_at, skills,
-      previous_company_id, previous_company, changed_employer, ${SERVED_RECORD} as record from persons`,
-  person_positions: 'select * from person_positions',
-  person_educations: 'select * from person_educations',
-  person_refresh: 'select person_id, checked_at, lease_token, lease_until, watchers from person_refresh',
-  change_log: 'select kind, subject_id, event, diff, origin, redacted_at from change_log',
-  suppressions: 'select digest, kind from suppressions',
+  ...PERSON_LAKE,
   indexes: `select indexdef from pg_indexes where tablename in ('persons', 'person_positions', 'person_educations', 'person_refresh')`,
   foreign_keys: `select conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) from pg_constraint
       where contype = 'f' and conrelid = any('{persons,person_positions,person_educations,person_refresh}'::regclass[])`,
