@@ -644,7 +644,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a job
-         * @description Deletes the job with its stored upload and results, at once (a running job is stopped). Jobs
+         * @description Deletes the job with its stored upload and results (a running job is stopped). From this answer
+         *     on the job is a 404 everywhere and no worker takes it; its stored rows are removed in batches,
+         *     a small job's before the answer, what a very large one has left within minutes after. Jobs
          *     are deleted anyway JOB_RETENTION_DAYS (default 7) after submission. The job's `job.completed` or
          *     `job.failed` event leaves the event feed with it (`GET /events?after=` that event still resumes
          *     right after it).
