@@ -14,6 +14,12 @@
 import pg from 'pg';
 import { captureStatements, type Statement } from '../../bench/readMix';
 import { applyDistributedLayout } from '../../src/db/citusLayout';
+import {
+  findPersonsByTrigram,
+  PERSON_TRIGRAM_LIMIT,
+  TRIGRAM_ANYWHERE_THRESHOLD,
+  TRIGRAM_EMPLOYER_THRESHOLD,
+} from '../../src/db/repositories/matchCandidates';
 import { createKnex, migrateLatest } from '../../src/db/knex';
 import { createWorld, defaultAsOf } from '../../src/world';
 import { createHarness, type Harness } from '../helpers/harness';
@@ -36,9 +42,49 @@ interface Placement {
   tasks: number[];
   /** Sequential scans of a lake table or of one of its shards, anywhere in the plan. */
   seqScans: string[];
+  /**
+   * The plan cut into its parts: each `Distributed Subplan` (Citus plans a CTE or a sub-query with
+   * a LIMIT apart, and runs it first), then the rest. A person match's candidate search is one
+   * statement (the employers and the name-key arms, matchCandidates.ts), so where its reads run is
+   * told part by part: which lake tables a part reads, its Task Counts, the nodes its tasks go to.
+   */
+  parts: Part[];
+}
+
+interface Part {
+  tables: string[];
+  tasks: number[];
+  /** Ports of the nodes the part's tasks are sent to. */
+  ports: number[];
 }
 
 const LAKE = /\b(persons|companies|change_log)\b/;
+const indentOf = (line: string) => line.length - line.trimStart().length;
+
+/** `plan` (EXPLAIN's text) cut into its distributed sub-plans and the rest (Placement.parts). */
+function partsOf(plan: string): Part[] {
+  const sections: string[][] = [];
+  const rest: string[] = [];
+  let open: { indent: number; lines: string[] } | undefined;
+  for (const line of plan.split('\n')) {
+    if (open && indentOf(line) <= open.indent) open = undefined;
+    if (!open && /->\s+Distributed Subplan/.test(line)) {
+      open = { indent: indentOf(line), lines: [] };
+      sections.push(open.lines);
+      continue;
+    }
+    (open ? open.lines : rest).push(line);
+  }
+  return [...sections, rest].map((lines) => {
+    const text = lines.join('\n');
+    return {
+      // A scan of a table or of one of its shards (an index's name, persons_pkey_102008, is not a table).
+      tables: [...new Set([...text.matchAll(/Scan(?: using \S+)? on (persons|companies|change_log)(?:_\d+)?(?= |$)/gm)].map((m) => m[1]!))],
+      tasks: [...text.matchAll(/Task Count: (\d+)/g)].map((m) => Number(m[1])),
+      ports: [...text.matchAll(/Node: host=\S+ port=(\d+)/g)].map((m) => Number(m[1])),
+    };
+  });
+}
 
 lane('matching on Citus: a coordinator and two workers', () => {
   let cluster: CitusCluster;
@@ -84,7 +130,7 @@ lane('matching on Citus: a coordinator and two workers', () => {
     const statements: Statement[] = await captureStatements(h.knex, async () => void (await fn()));
     const out: Placement[] = [];
     for (const s of statements) {
-      if (!LAKE.test(s.sql) || !/^\s*(select|\()/i.test(s.sql)) continue;
+      if (!LAKE.test(s.sql) || !/^\s*(select|with|\()/i.test(s.sql)) continue;
       await explainer.query('begin');
       try {
         // SET LOCAL reaches the workers' transactions (the layout sets citus.propagate_set_commands).
@@ -95,6 +141,7 @@ lane('matching on Citus: a coordinator and two workers', () => {
           sql: s.sql.replace(/\s+/g, ' ').trim(),
           tasks: [...plan.matchAll(/Task Count: (\d+)/g)].map((m) => Number(m[1])),
           seqScans: [...plan.matchAll(/Seq Scan on ((?:persons|companies|change_log)(?:_\d+)?)\b/g)].map((m) => m[1]!),
+          parts: partsOf(plan),
         });
       } finally {
         await explainer.query('commit');
@@ -108,6 +155,12 @@ lane('matching on Citus: a coordinator and two workers', () => {
   const fansOut = (p: Placement) => p.tasks.some((t) => t === SHARDS);
   const routed = (p: Placement) => p.tasks.length > 0 && p.tasks.every((t) => t === 1);
   const local = (p: Placement) => p.tasks.length === 0;
+  /** The parts of these plans that read `table`, each with its statement. */
+  const partsReading = (plans: Placement[], table: string) =>
+    plans.flatMap((p) => p.parts.filter((part) => part.tables.includes(table)).map((part) => ({ sql: p.sql, ...part })));
+  /** A part sent to one node: one task (a reference table's copy, or a local table on the coordinator). */
+  const onOneNode = (part: Part) => part.tasks.length > 0 && part.tasks.every((t) => t === 1) && new Set(part.ports).size === 1;
+  const onEveryShard = (part: Part) => part.tasks.includes(SHARDS);
 
   it('lays the match functions and indexes out on the workers', async () => {
     // The functions the indexes and arms call are distributed objects (created on every node).
@@ -120,9 +173,10 @@ lane('matching on Citus: a coordinator and two workers', () => {
     const showShards = "set citus.show_shards_for_app_name_prefixes = '*'; ";
     for (const w of cluster.workers) {
       expect(w.psql(cluster.database, "select string_agg(extname, ',' order by extname) from pg_extension where extname in ('pg_trgm', 'unaccent')")).toBe('pg_trgm,unaccent\n');
-      // Every persons shard on this worker carries the name-key and trigram indexes.
+      // Every persons shard on this worker carries the name-key (covering, persons_match_name:
+      // migration 20261209000500_match_name_covering) and trigram indexes.
       const shards = Number(w.psql(cluster.database, showShards + "select count(*) from pg_class where relname ~ '^persons_[0-9]+$' and relkind = 'r'"));
-      const indexed = Number(w.psql(cluster.database, showShards + "select count(*) from pg_class where relname ~ '^persons_match_name_(key|trgm)_[0-9]+$' and relkind = 'i'"));
+      const indexed = Number(w.psql(cluster.database, showShards + "select count(*) from pg_class where relname ~ '^persons_match_name(_trgm)?_[0-9]+$' and relkind = 'i'"));
       expect(shards).toBeGreaterThan(0);
       expect(indexed).toBe(2 * shards);
       expect(w.psql(cluster.database, "select lake_company_key('ACME Corp.') || '|' || lake_name_key('José  Núñez Jr.') || '|' || lake_web_host('https://www.Acme.com/x')")).toBe('acme|nunez|acme.com\n');
@@ -139,17 +193,21 @@ lane('matching on Citus: a coordinator and two workers', () => {
     expect(res.body.match.likelihood).toBeGreaterThanOrEqual(0.7);
     expect(Object.fromEntries(res.body.match.evidence.map((e: { field: string; level: string }) => [e.field, e.level]))).toMatchObject({ name: 'nickname', company: 'exact' });
 
-    const companies = plans.filter((p) => /\bfrom companies\b/.test(p.sql));
-    const persons = plans.filter((p) => /\bfrom persons\b/.test(p.sql));
-    const changeLog = plans.filter((p) => /\bfrom change_log\b/.test(p.sql));
+    // The employers (by name key, by former name) and the name-key arms: one statement, its reads
+    // told part by part.
+    const companies = partsReading(plans, 'companies');
+    const persons = partsReading(plans, 'persons');
+    const changeLog = partsReading(plans, 'change_log');
     expect(companies.length).toBeGreaterThan(0);
     expect(persons.length).toBeGreaterThan(0);
+    expect(changeLog.length).toBeGreaterThan(0);
     // The employer by its name key: a reference table, one task on one node.
-    for (const p of companies) expect([p.sql, routed(p)]).toEqual([p.sql, true]);
-    // A former name: the change log is local on the coordinator, no distributed plan.
-    for (const p of changeLog) expect([p.sql, local(p)]).toEqual([p.sql, true]);
-    // The name-key arms know no person id: every shard is asked.
-    for (const p of persons) expect([p.sql, fansOut(p)]).toEqual([p.sql, true]);
+    for (const p of companies) expect([p.sql, p.tables, onOneNode(p)]).toEqual([p.sql, p.tables, true]);
+    // A former name: the change log is local, so its part runs on the coordinator (one task there).
+    for (const p of changeLog) expect([p.sql, onOneNode(p), p.ports[0]]).toEqual([p.sql, true, cluster.coordinator.port]);
+    // The name-key arms know no person id: every shard is asked; a part reading persons never
+    // shares a part with the employers (each runs where its table is).
+    for (const p of persons) expect([p.sql, onEveryShard(p), p.tables]).toEqual([p.sql, true, ['persons']]);
     for (const p of plans) expect([p.sql, p.seqScans]).toEqual([p.sql, []]);
   });
 
@@ -161,13 +219,47 @@ lane('matching on Citus: a coordinator and two workers', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.id).toBe(robert.id);
     expect(Object.fromEntries(res.body.match.evidence.map((e: { field: string; level: string }) => [e.field, e.level]))).toMatchObject({ email: 'exact', company_domain: 'exact' });
-    const byHost = plans.filter((p) => /lake_web_host/.test(p.sql));
-    expect(byHost.length).toBeGreaterThan(0);
-    for (const p of byHost) expect([p.sql, routed(p)]).toEqual([p.sql, true]);
-    const persons = plans.filter((p) => /\bfrom persons\b/.test(p.sql));
+    // The employer by host and the name-key arms of the local part: one statement, told part by part.
+    expect(plans.some((p) => /lake_web_host/.test(p.sql))).toBe(true);
+    const companies = partsReading(plans, 'companies');
+    expect(companies.length).toBeGreaterThan(0);
+    for (const p of companies) expect([p.sql, p.tables, onOneNode(p)]).toEqual([p.sql, p.tables, true]);
+    const persons = partsReading(plans, 'persons');
     expect(persons.length).toBeGreaterThan(0);
-    for (const p of persons) expect([p.sql, fansOut(p)]).toEqual([p.sql, true]);
+    for (const p of persons) expect([p.sql, onEveryShard(p), p.tables]).toEqual([p.sql, true, ['persons']]);
     for (const p of plans) expect([p.sql, p.seqScans]).toEqual([p.sql, []]);
+  });
+
+  it("asks the trigram arm at its own thresholds on the workers, not at the shards' default 0.3", async () => {
+    // The `%` of the trigram arm runs on the workers: a threshold that did not reach them (a
+    // set_config() is not propagated) leaves pg_trgm's default 0.3 there, and the arm anywhere
+    // (0.5) then returns candidates one server leaves out. Each name of the world is asked anywhere
+    // and at its own employer; the answer must be what the thresholds select, computed here with
+    // similarity() (what `%` compares to the threshold, float4 widened to double).
+    const { rows: people } = await h.knex.raw<{ rows: { name: string; company_id: string | null }[] }>(
+      `select distinct on (lake_fold(full_name)) lake_fold(full_name) as name, current_company_id::text as company_id
+       from persons where length(lake_fold(full_name)) >= 3 order by lake_fold(full_name) limit 60`,
+    );
+    const closest = async (name: string, threshold: number, companyId?: string) =>
+      (
+        await h.knex.raw<{ rows: { id: string }[] }>(
+          `select id from persons where similarity(lake_fold(full_name), ?)::float8 >= ?::float8
+             ${companyId ? 'and current_company_id = ?::bigint' : ''}
+           order by similarity(lake_fold(full_name), ?) desc, id limit ${PERSON_TRIGRAM_LIMIT}`,
+          [name, threshold, ...(companyId ? [companyId] : []), name],
+        )
+      ).rows.map((r) => r.id);
+    let telling = 0;
+    for (const p of people) {
+      const companyIds = p.company_id ? [p.company_id] : [];
+      const found = (await findPersonsByTrigram(h.knex, p.name, companyIds)).map((r) => r.id).sort();
+      const expected = new Set(await closest(p.name, TRIGRAM_ANYWHERE_THRESHOLD));
+      if (p.company_id) for (const id of await closest(p.name, TRIGRAM_EMPLOYER_THRESHOLD, p.company_id)) expected.add(id);
+      expect([p.name, found]).toEqual([p.name, [...expected].sort()]);
+      // A name whose answer anywhere at 0.3 differs: the check above tells the thresholds apart.
+      if ((await closest(p.name, 0.3)).length !== (await closest(p.name, TRIGRAM_ANYWHERE_THRESHOLD)).length) telling += 1;
+    }
+    expect(telling).toBeGreaterThan(0);
   });
 
   it('matches a company by domain without asking any shard of persons', async () => {

@@ -24,6 +24,7 @@
  */
 import type { Knex } from 'knex';
 import { arrayLiteral, literal } from '../literals';
+import { hasIdentifierTable } from './lakeIdentifiers';
 import { RECORD_COLUMNS, served } from './lakeTables';
 
 /** Rows read by the name-key arm without an employer: the closest names of the key's group. */
@@ -148,26 +149,51 @@ export const TRIGRAM_EMPLOYER_THRESHOLD = 0.3;
  * TRIGRAM_EMPLOYER_THRESHOLD; the closest first. Each threshold is set for its own statement's
  * transaction only; one round trip: the settings and the reads go as one simple query (the values
  * as literals: db/literals.ts).
+ *
+ * On the distributed layout the `%` runs on the workers, and neither form reaches them: Citus does
+ * not propagate set_config() (the shards kept pg_trgm's default 0.3 for both arms: more rows read
+ * anywhere, and candidates below 0.5 that one server leaves out), and a SET LOCAL sent in the same
+ * simple query as a distributed read fails ("cannot execute a distributed query from a query on a
+ * shard", Citus 13.2). There each arm is a SET LOCAL and a read, separate statements in one
+ * transaction: citus.propagate_set_commands = 'local' (db/citusLayout.ts) sends the setting to
+ * the workers' transactions (test/citus/match.test.ts checks the answers against the threshold).
  */
 export async function findPersonsByTrigram(db: Knex, name: string, companyIds: readonly string[]): Promise<{ id: string; record: string }[]> {
   if (name.length < 3) return [];
   // A folded name (letters, digits, spaces: lake_fold's output) is written as a plain constant, which
   // the planner can estimate the trigram index by; anything else goes through literal().
   const n = /^[a-z0-9 ]+$/.test(name) ? `'${name}'` : literal(name);
-  const read = (threshold: number, where: string) =>
-    `select set_config('pg_trgm.similarity_threshold', '${threshold}', true);
-     select id, ${RECORD_COLUMNS} from persons where id in (select id from persons where ${where}
+  const select = (where: string) =>
+    `select id, ${RECORD_COLUMNS} from persons where id in (select id from persons where ${where}
        order by similarity(lake_fold(full_name), ${n}) desc, id limit ${PERSON_TRIGRAM_LIMIT})`;
-  const statements = [read(TRIGRAM_ANYWHERE_THRESHOLD, `lake_fold(full_name) % ${n}`)];
+  const arms: { threshold: number; sql: string }[] = [{ threshold: TRIGRAM_ANYWHERE_THRESHOLD, sql: select(`lake_fold(full_name) % ${n}`) }];
   if (companyIds.length > 0) {
-    statements.push(read(TRIGRAM_EMPLOYER_THRESHOLD, `current_company_id = any(${arrayLiteral(companyIds, 'bigint')}) and lake_fold(full_name) % ${n}`));
+    arms.push({
+      threshold: TRIGRAM_EMPLOYER_THRESHOLD,
+      sql: select(`current_company_id = any(${arrayLiteral(companyIds, 'bigint')}) and lake_fold(full_name) % ${n}`),
+    });
   }
-  const answer = (await db.raw(statements.join(';\n'))) as unknown as { rows: { id: string; record: string; fetched_at_text: string | null }[] }[];
+  type Row = { id: string; record: string; fetched_at_text: string | null };
+  let reads: Row[][];
+  if (await hasIdentifierTable(db)) {
+    reads = await db.transaction(async (trx) => {
+      const out: Row[][] = [];
+      for (const arm of arms) {
+        await trx.raw(`set local pg_trgm.similarity_threshold = ${arm.threshold}`);
+        out.push((await trx.raw<{ rows: Row[] }>(arm.sql)).rows);
+      }
+      return out;
+    });
+  } else {
+    const statements = arms.map((arm) => `select set_config('pg_trgm.similarity_threshold', '${arm.threshold}', true);\n${arm.sql}`);
+    const answer = (await db.raw(statements.join(';\n'))) as unknown as { rows: Row[] }[];
+    // Results 1 and 3 are the reads (0 and 2 the settings).
+    reads = answer.filter((_, i) => i % 2 === 1).map((r) => r.rows);
+  }
   const seen = new Set<string>();
-  // Results 1 and 3 are the reads (0 and 2 the settings); a person found by both arms once.
-  return answer
-    .filter((_, i) => i % 2 === 1)
-    .flatMap((r) => r.rows)
+  // A person found by both arms once.
+  return reads
+    .flat()
     .filter((row) => !seen.has(row.id) && seen.add(row.id))
     .map(served);
 }
