@@ -17,29 +17,20 @@ import { ENRICH_BIN } from '../../helpers/cli';
 import { useHarness } from '../../helpers/harness';
 import { eventually } from '../../helpers/live';
 import { fakeResolver } from '../../helpers/monitors';
+import { listenOn, recordingReceiver, type Forwarded } from '../../helpers/forwardReceiver';
 
 const h = useHarness({ workspaceRateLimit: 100_000, resolveHost: fakeResolver, feed: true });
 let api: http.Server;
 let receiver: http.Server;
 let child: ChildProcess | undefined;
 const others = new Set<ChildProcess>();
-const received: { headers: Record<string, string>; body: string }[] = [];
+const received: Forwarded[] = [];
 let stdout = '';
 
-const listenOn = (server: http.Server) =>
-  new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 
 beforeAll(async () => {
   api = http.createServer(h.app.koa.callback());
-  receiver = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      received.push({ headers: req.headers as Record<string, string>, body });
-      res.statusCode = 204;
-      res.end();
-    });
-  });
+  receiver = recordingReceiver(received);
 });
 
 // Before the harness closes: the children poll its app until they are stopped.

@@ -12,35 +12,25 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { ENRICH_BIN } from '../../helpers/cli';
 import { startWorker, upload, useJobsHarness, waitForJob } from '../../helpers/listJobs';
 import { eventually } from '../../helpers/live';
 import { fakeResolver } from '../../helpers/monitors';
+import { listenOn, recordingReceiver, type Forwarded } from '../../helpers/forwardReceiver';
 
 const h = useJobsHarness({}, { resolveHost: fakeResolver, feed: true });
 let api: http.Server;
 let receiver: http.Server;
 let child: ChildProcess | undefined;
-const received: { headers: Record<string, string>; body: string }[] = [];
+const received: Forwarded[] = [];
 let stdout = '';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-listen-jobs-'));
 
-const listenOn = (server: http.Server) =>
-  new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 
 beforeAll(async () => {
   api = http.createServer(h.app.koa.callback());
-  receiver = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      received.push({ headers: req.headers as Record<string, string>, body });
-      res.statusCode = 204;
-      res.end();
-    });
-  });
+  receiver = recordingReceiver(received);
 });
 
 // Before the harness closes: the child polls its app until it is stopped.

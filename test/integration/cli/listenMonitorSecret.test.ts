@@ -14,27 +14,18 @@ import { ENRICH_BIN, enrichJson } from '../../helpers/cli';
 import { testDatabaseUrl, useHarness } from '../../helpers/harness';
 import { eventually } from '../../helpers/live';
 import { fakeResolver, monitorBody } from '../../helpers/monitors';
+import { listenOn, recordingReceiver, type Forwarded } from '../../helpers/forwardReceiver';
 
 const h = useHarness({ workspaceRateLimit: 100_000, resolveHost: fakeResolver, feed: true });
 let api: http.Server;
 let receiver: http.Server;
 const children: ChildProcess[] = [];
-const received: { headers: Record<string, string>; body: string }[] = [];
+const received: Forwarded[] = [];
 
-const listenOn = (server: http.Server) =>
-  new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 
 beforeAll(async () => {
   api = http.createServer(h.app.koa.callback());
-  receiver = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      received.push({ headers: req.headers as Record<string, string>, body });
-      res.statusCode = 204;
-      res.end();
-    });
-  });
+  receiver = recordingReceiver(received);
   await listenOn(api);
   await listenOn(receiver);
 });
