@@ -35,7 +35,7 @@ import { isMainThread, Worker, type ResourceLimits } from 'node:worker_threads';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { createKnex, dropDatabase, ensureDatabase, migrateLatest } from '../src/db/knex';
-import { importFile, type ImportReport } from '../src/domain/lake/importer';
+import { DEFAULT_CHUNKS_PER_COMMIT, importFile, type ImportReport } from '../src/domain/lake/importer';
 import { defaultImportLanes } from '../src/domain/lake/lanes';
 import { recordValidator } from '../src/http/recordSchemas';
 import { writeWorldFiles } from '../src/world/seed';
@@ -53,6 +53,9 @@ const repeatShare = Number(stringArg('repeats') ?? 1);
 const invalidShare = Number(stringArg('invalid') ?? 0.1);
 /** 0: only the initial loads (the full-lake re-imports take as long again). */
 const reimports = intArg('reimports', 1);
+/** The initial load's chunks per commit (importer.ts), and whether to load the realistic file with one chunk per commit too (before issue 35's commits of several chunks), side by side. */
+const chunksPerCommit = intArg('chunks-per-commit', DEFAULT_CHUNKS_PER_COMMIT);
+const compareOnePerCommit = intArg('compare', 1);
 const adminUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const database = `enrich_bench_imp_${process.pid}`;
 
@@ -105,12 +108,13 @@ async function saveLakeRows(url: string, dir: string): Promise<Record<string, st
  * The ceiling: into the emptied tables, secondary indexes and foreign keys set aside as the
  * initial load does, COPY of the saved rows, the indexes and keys built again, ANALYZE.
  */
-async function ceilingCopy(knex: ReturnType<typeof createKnex>, url: string, files: Record<string, string>): Promise<number> {
-  // Returns the seconds it took.
+async function ceilingCopy(knex: ReturnType<typeof createKnex>, url: string, files: Record<string, string>): Promise<{ seconds: number; cpu: Cpu }> {
+  // Returns the seconds it took, and the CPU.
   const client = new pg.Client({ connectionString: url });
   client.on('error', () => undefined);
   await client.connect();
   try {
+    const before = await cpuNow(knex);
     const started = process.hrtime.bigint();
     const setAside = await knex.transaction((trx) => setAsideForLoad(trx, 'person'));
     if (!setAside) throw new Error('ceiling: the lake is not empty');
@@ -119,12 +123,50 @@ async function ceilingCopy(knex: ReturnType<typeof createKnex>, url: string, fil
     }
     await rebuildSetAside(knex, 'person', setAside);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const cpu = cpuSince(before, await cpuNow(knex));
     const { rows } = await client.query<{ n: string }>('select count(*) as n from persons');
     if (Number(rows[0].n) !== persons) throw new Error(`ceiling copied ${rows[0].n} persons, expected ${persons}`);
-    return seconds;
+    return { seconds, cpu };
   } finally {
     await client.end();
   }
+}
+
+/** CPU seconds: of this process (Node, all threads), and of the PostgreSQL backends of the bench's database. */
+interface Cpu {
+  node: number;
+  postgres: number;
+}
+interface CpuSample {
+  node: number;
+  backends: Map<number, number>;
+}
+
+/**
+ * The CPU used so far by this process, and by each backend serving the bench's database (read from
+ * /proc/<pid>/stat: the server runs on this machine; elsewhere 0). A backend that ends between two
+ * samples is not counted, so the pool's and the ceiling's connections are sampled while open.
+ */
+async function cpuNow(knex: ReturnType<typeof createKnex>): Promise<CpuSample> {
+  const usage = process.cpuUsage();
+  const { rows } = await knex.raw<{ rows: { pid: number }[] }>('select pid from pg_stat_activity where datname = current_database()');
+  const backends = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      backends.set(pid, (Number(fields[11]) + Number(fields[12])) / 100); // utime, stime in ticks of 1/100 s
+    } catch {
+      // Not on this machine, or just ended.
+    }
+  }
+  return { node: (usage.user + usage.system) / 1e6, backends };
+}
+
+function cpuSince(before: CpuSample, after: CpuSample): Cpu {
+  let postgres = 0;
+  for (const [pid, seconds] of after.backends) postgres += seconds - (before.backends.get(pid) ?? 0);
+  return { node: after.node - before.node, postgres };
 }
 
 async function main(): Promise<void> {
@@ -155,8 +197,23 @@ async function main(): Promise<void> {
   /** Seconds of each case per round; the ceilings are per file (the realistic file's final rows differ). */
   const seconds: Record<string, number[]> = {};
   const push = (key: string, value: number) => (seconds[key] ??= []).push(value);
-  const run = async (label: string, initialLoad: boolean, opts: { lanes?: number; file?: string; invalid?: number } = {}): Promise<{ seconds: number; lines: number }> => {
-    const report: ImportReport = await importFile(knex, { kind: 'person', file: opts.file ?? file, validate, initialLoad, lanes: opts.lanes });
+  /** CPU seconds of each case per round, and the lines of its file. */
+  const cpus: Record<string, { cpu: Cpu; lines: number }[]> = {};
+  const run = async (
+    label: string,
+    initialLoad: boolean,
+    opts: { lanes?: number; file?: string; invalid?: number; chunksPerCommit?: number; cpuKey?: string } = {},
+  ): Promise<{ seconds: number; lines: number }> => {
+    const before = await cpuNow(knex);
+    const report: ImportReport = await importFile(knex, {
+      kind: 'person',
+      file: opts.file ?? file,
+      validate,
+      initialLoad,
+      lanes: opts.lanes,
+      chunksPerCommit: opts.chunksPerCommit ?? chunksPerCommit,
+    });
+    if (opts.cpuKey) (cpus[opts.cpuKey] ??= []).push({ cpu: cpuSince(before, await cpuNow(knex)), lines: report.lines });
     const stored = Number((await knex.raw<{ rows: { n: string }[] }>('select count(*) as n from persons')).rows[0].n);
     if (stored !== persons || report.invalid !== (opts.invalid ?? 0) || !report.complete) {
       throw new Error(`${label}: ${stored} persons stored; ${JSON.stringify({ ...report, errors: report.errors.slice(0, 3) })}`);
@@ -190,13 +247,14 @@ async function main(): Promise<void> {
       loads[round] = [os.loadavg()[0]!];
       const ceiling = async (name: 'clean' | 'realistic') => {
         await empty();
-        const took = await ceilingCopy(knex, url, rowFiles[name]);
+        const { seconds: took, cpu } = await ceilingCopy(knex, url, rowFiles[name]);
+        (cpus[`ceiling:${name}`] ??= []).push({ cpu, lines: persons });
         process.stderr.write(`  ceiling COPY into the final tables (${name} file's rows): ${Math.round(persons / took)} persons/s (${Math.round(took * 1000)} ms)\n`);
         push(`ceiling:${name}`, took);
       };
-      const initial = async (name: string, target: string, invalid = 0) => {
+      const initial = async (name: string, target: string, invalid = 0, perCommit?: number) => {
         await empty();
-        push(name, (await run(`empty lake (--initial-load), ${name}`, true, { file: target, invalid })).seconds);
+        push(name, (await run(`empty lake (--initial-load), ${name}`, true, { file: target, invalid, chunksPerCommit: perCommit, cpuKey: name })).seconds);
       };
       // The ceiling and the loads of its file alternate which goes first.
       const pairs: [() => Promise<void>, () => Promise<void>][] = [
@@ -206,6 +264,7 @@ async function main(): Promise<void> {
           async () => {
             await initial('realistic', realistic.file, shape.invalid);
             await initial('realistic.gz', realistic.gzip, shape.invalid);
+            if (compareOnePerCommit) await initial('realistic, one chunk per commit', realistic.file, shape.invalid, 1);
           },
         ],
       ];
@@ -230,7 +289,9 @@ async function main(): Promise<void> {
     const line = (label: string, key: string, n: number, ceilingKey?: string, aim?: number) => {
       const rate = n / median(seconds[key]!);
       const r = ceilingKey ? ratios(key, ceilingKey) : undefined;
-      return `| ${label} | ${Math.round(rate).toLocaleString('en')} | ${r ? median(r).toFixed(2) : '–'} | ${aim ? `≥ ${aim.toFixed(1)}` : '–'} | ${r ? r.map((v) => v.toFixed(2)).join(', ') : seconds[key]!.map((s) => Math.round(n / s)).join(', ')} |`;
+      const c = cpus[key];
+      const per1000 = (pick: (cpu: Cpu) => number) => (c ? median(c.map((x) => (pick(x.cpu) * 1000) / x.lines)).toFixed(3) : '–');
+      return `| ${label} | ${Math.round(rate).toLocaleString('en')} | ${r ? median(r).toFixed(2) : '–'} | ${aim ? `≥ ${aim.toFixed(1)}` : '–'} | ${per1000((x) => x.node)} | ${per1000((x) => x.postgres)} | ${r ? r.map((v) => v.toFixed(2)).join(', ') : seconds[key]!.map((s) => Math.round(n / s)).join(', ')} |`;
     };
     const out = [
       `bench:import — ${persons.toLocaleString('en')} persons (${(bytes / 1e6).toFixed(0)} MB of NDJSON), ${rounds} rounds, medians, ${new Date().toISOString().slice(0, 10)}`,
@@ -238,14 +299,17 @@ async function main(): Promise<void> {
       settings,
       `realistic file: ${lines.realistic!.toLocaleString('en')} lines = ${persons.toLocaleString('en')} persons + ${shape.identical} identical, ${shape.reverified} re-verified (fetched_at a day later) and ${shape.changed} changed repeats + ${shape.invalid} invalid lines; its load logs ${changeLog} changes`,
       '',
-      '| measure | lines/s | ratio to its ceiling (time) | aim | per round |',
-      '|---|---|---|---|---|',
+      `initial loads: chunks of 1,000 records, ${chunksPerCommit} per commit; CPU seconds per 1,000 lines: this process (Node) and the PostgreSQL backends of the bench's database (/proc)`,
+      '',
+      '| measure | lines/s | ratio to its ceiling (time) | aim | Node CPU s / 1k lines | PostgreSQL CPU s / 1k lines | per round |',
+      '|---|---|---|---|---|---|---|',
       line('ceiling: COPY of the clean file\'s lake rows into the final tables, indexes and keys built after, ANALYZE', 'ceiling:clean', persons),
       line('enrich import --initial-load, empty lake, clean file', 'clean', persons, 'ceiling:clean', 0.8),
       line('ceiling: COPY of the realistic file\'s final lake rows, the same way', 'ceiling:realistic', persons),
       line(`enrich import --initial-load, empty lake, realistic file (${repeatShare} % repeats, ${invalidShare} % invalid)`, 'realistic', lines.realistic!, 'ceiling:realistic', 0.8),
       line('the same, gzip', 'realistic.gz', lines.realistic!, 'ceiling:realistic', 0.8),
     ];
+    if (compareOnePerCommit) out.push(line('the same, plain, one chunk per commit (as before)', 'realistic, one chunk per commit', lines.realistic!, 'ceiling:realistic'));
     if (reimports) {
       out.push(
         line(`enrich import, full lake, every fetched_at moved, ${lanes} lanes`, 'later', persons, 'ceiling:clean', 0.5),

@@ -96,7 +96,8 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
       'into an empty lake only: typed rows by COPY, committed in chunks with a checkpoint, secondary indexes and foreign keys built after the data',
     )
     .option('--resume', 'continue an interrupted --initial-load of the same file after its last committed chunk')
-    .option('--batch-size <n>', 'records per write', positiveInt, 1000)
+    .option('--batch-size <n>', 'records per write (under --initial-load: per chunk, the unit a repeat within is folded in)', positiveInt, 1000)
+    .option('--chunks-per-commit <n>', '--initial-load: chunks written together (one COPY per table) and committed with one checkpoint', positiveInt, 5)
     .option(
       '--lanes <n>',
       'connections each batch is written on at once, split by identity (default: one per core, at most 4; 1 under --strict and --initial-load)',
@@ -114,7 +115,7 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
       async (
         kind: 'persons' | 'companies',
         file: string,
-        opts: { strict?: boolean; initialLoad?: boolean; resume?: boolean; batchSize: number; lanes?: number; maxLineBytes: number; json?: boolean },
+        opts: { strict?: boolean; initialLoad?: boolean; resume?: boolean; batchSize: number; chunksPerCommit: number; lanes?: number; maxLineBytes: number; json?: boolean },
       ) => {
       const { importFile, ImportAborted, importExitCode } = load.importer();
       const { recordValidator } = load.recordSchemas();
@@ -131,6 +132,7 @@ export function registerLakeCommands(program: Command, io: CliIo): void {
             initialLoad: opts.initialLoad,
             resume: opts.resume,
             batchSize: opts.batchSize,
+            chunksPerCommit: opts.chunksPerCommit,
             lanes: opts.lanes,
             maxLineBytes: opts.maxLineBytes,
             validate: recordValidator(kind === 'persons' ? 'PersonResult' : 'CompanyResult'),

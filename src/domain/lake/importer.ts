@@ -34,7 +34,7 @@ import {
   insertImportCheckpoint,
 } from '../../db/repositories/importCheckpoints';
 import { storedIdentities } from '../../db/repositories/lakeIdentities';
-import { loadRecords, prepareRecord, writeRecords, type PreparedRecord, type WriteOutcome } from './write/writer';
+import { loadChunks, loadRecords, prepareRecord, writeRecords, type PreparedRecord, type WriteOutcome } from './write/writer';
 import { defaultImportLanes, lookupKeys, recordIdentifiers, splitIntoLanes } from './lanes';
 import { SeenKeys } from './write/seenKeys';
 
@@ -71,6 +71,12 @@ export interface ImportOptions {
    */
   resume?: boolean;
   batchSize?: number;
+  /**
+   * An initial load's chunks (of `batchSize` records) per committed transaction and checkpoint
+   * (resumableLoad), written with one COPY per table: default 5. The chunk, not the commit, is
+   * what decides which repeats are logged, so this changes the speed, never the result.
+   */
+  chunksPerCommit?: number;
   /**
    * Connections a batch is written on at once (lanes.ts): its records split by identity, so that
    * lines that could refer to the same person share a lane, in file order. Default: one per core,
@@ -414,15 +420,22 @@ export async function importFile(db: Knex, options: ImportOptions): Promise<Impo
 /** The part of a report a resumable load keeps with its checkpoint (the rest is this run's). */
 type CommittedReport = Pick<ImportReport, 'lines' | 'written' | 'invalid' | 'withdrawn' | 'duplicates' | 'errors'>;
 
-/** A chunk: the lines read since the last one, committed in one transaction with the checkpoint. */
+/**
+ * A commit: the lines read since the last one, committed in one transaction with the checkpoint;
+ * its records in chunks of `batchSize` (the last one possibly shorter), each deduped and logged as
+ * one batch of the writer.
+ */
 interface Chunk {
-  records: Pending[];
+  parts: Pending[][];
   invalid: InvalidLine[];
   endLine: number;
   endOffset: number;
 }
 
 const isDataError = isRefusedValue;
+
+/** An initial load's chunks per commit by default (ImportOptions.chunksPerCommit). */
+export const DEFAULT_CHUNKS_PER_COMMIT = 5;
 
 /**
  * `enrich import --initial-load` (without --strict): the load of an empty lake as a resumable job.
@@ -444,6 +457,7 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
   const started = Date.now();
   const { kind } = options;
   const batchSize = options.batchSize ?? 1000;
+  const chunksPerCommit = Math.max(1, Math.floor(options.chunksPerCommit ?? DEFAULT_CHUNKS_PER_COMMIT));
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   let stat: fs.Stats;
   try {
@@ -505,6 +519,18 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
     }
   };
 
+  /** loadChunks of a commit's chunks; undefined when they are to be written one by one. */
+  const loadTogether = async (trx: Knex.Transaction, parts: Pending[][]): Promise<WriteOutcome[] | undefined> => {
+    const prepared = new Map(parts.flatMap((part) => part.map((p) => [p.record, p.prepared!] as const)));
+    try {
+      return await loadChunks(trx, kind, parts.map((part) => part.map((p) => p.record)) as never, {}, prepared as never, seen);
+    } catch (err) {
+      // A key the database refuses while looking it up (loadChunks writes in a savepoint of its own).
+      if (!isDataError(err)) throw err;
+      return undefined;
+    }
+  };
+
   const commit = async (chunk: Chunk): Promise<void> => {
     const next = await db.transaction(async (trx) => {
       // The checkpoint commits with the chunk, so no wait for the WAL flush; and it is locked
@@ -515,10 +541,24 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
       }
       const outcomes: WriteOutcome[] = [];
       const refused: InvalidLine[] = [];
-      await write(trx, chunk.records, outcomes, (invalid) => {
+      const refuse = (invalid: InvalidLine) => {
         refused.push(invalid);
         options.onInvalid?.(invalid);
-      });
+      };
+      // All its chunks at once (writer.ts loadChunks), or, where that cannot promise the same
+      // result, chunk after chunk as one chunk per commit writes them.
+      const parts = chunk.parts.filter((part) => part.length);
+      const together = parts.length > 1 ? await loadTogether(trx, parts) : undefined;
+      if (together) {
+        parts.forEach((part, i) => {
+          outcomes.push(together[i]!);
+          for (const u of together[i]!.unstorable) {
+            refuse({ line: part.find((p) => (p.record as { id: string }).id === u.id)?.line ?? part[0]!.line, reason: u.reason });
+          }
+        });
+      } else {
+        for (const part of parts) await write(trx, part, outcomes, refuse);
+      }
       const invalid = [...chunk.invalid, ...refused].sort((a, b) => a.line - b.line);
       const sum = (k: 'written' | 'withdrawn' | 'duplicates') => outcomes.reduce((n, o) => n + o[k], committed[k]);
       const report: CommittedReport = {
@@ -538,12 +578,12 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
   };
 
   let pending: Promise<void> = Promise.resolve();
-  let chunk: Chunk = { records: [], invalid: [], endLine: checkpoint.line, endOffset: offset };
+  let chunk: Chunk = { parts: [[]], invalid: [], endLine: checkpoint.line, endOffset: offset };
   let flushedLine = checkpoint.line;
   const flush = async () => {
     const full = chunk;
     flushedLine = full.endLine;
-    chunk = { records: [], invalid: [], endLine: full.endLine, endOffset: full.endOffset };
+    chunk = { parts: [[]], invalid: [], endLine: full.endLine, endOffset: full.endOffset };
     await pending; // one chunk in flight while the next one is read and validated
     pending = commit(full);
     pending.catch(() => undefined);
@@ -578,8 +618,10 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
           options.onInvalid?.(invalid);
           continue;
         }
-        chunk.records.push({ line: raw.line, record: checked.record, prepared: prepareRecord(kind, checked.record as never) });
-        if (chunk.records.length >= batchSize) await flush();
+        let part = chunk.parts[chunk.parts.length - 1]!;
+        if (part.length >= batchSize) chunk.parts.push((part = []));
+        part.push({ line: raw.line, record: checked.record, prepared: prepareRecord(kind, checked.record as never) });
+        if (part.length >= batchSize && chunk.parts.length >= chunksPerCommit) await flush();
       }
     } catch (err) {
       // The input broke off (truncated gzip, read error): keep what was read, say so.

@@ -404,6 +404,127 @@ async function loadPersons(
 }
 
 /**
+ * Several chunks of an initial load in one pass (importer.ts commits a few chunks at once): the
+ * same lake, change log and outcome, chunk by chunk, as loadRecords called for each chunk in turn,
+ * with one COPY per table and one lookup of stored keys for all of them. The chunk stays the unit
+ * of the log's rule: each chunk is deduped alone (a later line wins within it, as in the writer's
+ * batch), and a person of a chunk whose id or username is stored, or held by a person of an earlier
+ * chunk of the group, goes through writeRecords with the rest of that chunk's repeats, diffed
+ * against the copy the earlier chunk left, its change logged as loadRecords would log it. The new
+ * persons of every chunk go first by COPY, then the repeats chunk by chunk in file order: a new
+ * person shares no key with any person of an earlier chunk, nor with anything stored, so writing it
+ * earlier changes no row a repeat is diffed against. Undefined (nothing written) where it cannot
+ * promise loadRecords' result, and the caller calls loadRecords per chunk instead: companies, the
+ * distributed layout, a record SQL values refuse, an id that is no UUID, any withdrawn subject in
+ * the lake (the order of refusals and tombstones is loadRecords' alone), and, with the savepoint
+ * rolled back, a COPY that meets a stored key or a refused value.
+ */
+export async function loadChunks<K extends LakeKind>(
+  trx: Knex.Transaction,
+  kind: K,
+  chunks: readonly (readonly LakeRecord<K>[])[],
+  options: WriteOptions = {},
+  prepared?: ReadonlyMap<LakeRecord<K>, PreparedRecord>,
+  seen?: SeenKeys,
+): Promise<WriteOutcome[] | undefined> {
+  if (kind !== 'person' || (await hasIdentifierTable(trx))) return undefined;
+  interface Part {
+    records: readonly PersonRecord[];
+    unique: PersonRecord[];
+    fresh: PersonRecord[];
+    repeats: PersonRecord[];
+    stored: Map<string, string>;
+  }
+  const parts: Part[] = [];
+  const rowsOf = new Map<PersonRecord, PersonRows>();
+  const originalOf = new Map<PersonRecord, PersonRecord>();
+  const asked: PersonRecord[] = [];
+  for (const records of chunks as readonly (readonly PersonRecord[])[]) {
+    const part: Part = { records, unique: [], fresh: [], repeats: [], stored: new Map() };
+    for (const original of lastWins('person', records) as PersonRecord[]) {
+      const ready = (prepared as ReadonlyMap<PersonRecord, PreparedRecord> | undefined)?.get(original) ?? prepareRecord('person', original);
+      if (!ready.rows || !UUID.test(original.id)) return undefined;
+      const record = ready.record as PersonRecord;
+      part.unique.push(record);
+      originalOf.set(record, original);
+      part.stored.set(record.id.toLowerCase(), ready.text);
+      rowsOf.set(record, ready.rows);
+      if (!seen || seen.mayHave(idKey(record)) || seen.mayHave(usernameKey(record))) asked.push(record);
+    }
+    parts.push(part);
+  }
+  if (await anySuppressions(trx)) return undefined;
+  const found = asked.length
+    ? await storedPersonKeys(trx, asked.map((r) => r.id.toLowerCase()), asked.map(storedUsername))
+    : { ids: new Set<string>(), usernames: new Set<string>() };
+  // Keys of the persons of the chunks before: stored by the time loadRecords would reach this chunk.
+  const ids = new Set<string>();
+  const usernames = new Set<string>();
+  const persons: string[] = [];
+  const positions: string[] = [];
+  const educations: string[] = [];
+  const refresh: string[] = [];
+  const sqlRules: string[] = [];
+  for (const part of parts) {
+    for (const record of part.unique) {
+      const id = record.id.toLowerCase();
+      const username = storedUsername(record);
+      if (found.ids.has(id) || found.usernames.has(username) || ids.has(id) || usernames.has(username)) {
+        part.repeats.push(record);
+        part.stored.delete(id);
+        continue;
+      }
+      part.fresh.push(record);
+      const rows = rowsOf.get(record)!;
+      persons.push(rows.person);
+      if (rows.positions) positions.push(rows.positions);
+      if (rows.educations) educations.push(rows.educations);
+      refresh.push(rows.refresh);
+      if (rows.sqlRules) sqlRules.push(record.id);
+    }
+    for (const record of part.unique) {
+      ids.add(record.id.toLowerCase());
+      usernames.add(storedUsername(record));
+    }
+  }
+  const again: (WriteOutcome | undefined)[] = [];
+  try {
+    await trx.transaction(async (savepoint) => {
+      await copyNewPersons(savepoint, { persons, positions, educations, refresh });
+      await applyPersonSqlRules(savepoint, sqlRules);
+      for (const part of parts) {
+        again.push(part.repeats.length ? await writeRecords(savepoint, 'person', part.repeats.map((r) => originalOf.get(r)!), options) : undefined);
+      }
+    });
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (classifyDatabaseError(err) !== 'invalid_input' && !(typeof code === 'string' && code.startsWith('23'))) throw err;
+    return undefined;
+  }
+  if (seen) {
+    for (const part of parts) {
+      for (const r of part.unique) {
+        seen.add(idKey(r));
+        seen.add(usernameKey(r));
+      }
+    }
+  }
+  return parts.map((part, i) => {
+    const copied: WriteOutcome = {
+      written: part.fresh.length,
+      unchanged: 0,
+      withdrawn: 0,
+      duplicates: part.records.length - part.unique.length,
+      stale: 0,
+      unstorable: [],
+      changes: [],
+      stored: part.stored,
+    };
+    return again[i] ? addOutcomes(copied, again[i]!) : copied;
+  });
+}
+
+/**
  * writeRecords in a savepoint of its own: loadRecords writes only in savepoints, so a batch the
  * database refuses for its data leaves the caller's transaction usable (the importer then writes
  * the batch again in halves) without a savepoint of the caller's around every batch.
