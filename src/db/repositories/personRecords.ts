@@ -13,6 +13,7 @@ import { connectionOf, SHARD_STAGED_INPUT, stagedInput, stageOnShards, unstageOn
 import type { PersonRecord } from '../../model/records';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { copyChunks } from './copyChunks';
 import { from as copyFrom } from 'pg-copy-streams';
 
 /** The columns a person is looked up by; each has a unique index. Values as identifiers.ts normalizes them. */
@@ -362,22 +363,10 @@ export async function copyNewPersons(trx: Knex.Transaction, rows: PersonCopyRows
   const connection = await connectionOf(trx);
   for (const table of ['persons', 'positions', 'educations', 'refresh'] as const) {
     if (!rows[table].length) continue;
-    await pipeline(Readable.from(inChunks(rows[table])), connection.query(copyFrom(`copy ${PERSON_COPY_TABLES[table]} from stdin`)));
+    await pipeline(Readable.from(copyChunks(rows[table])), connection.query(copyFrom(`copy ${PERSON_COPY_TABLES[table]} from stdin`)));
   }
 }
 
-/** Lines joined into chunks of about 256 KB: one CopyData message each, not one per line. */
-function* inChunks(lines: readonly string[]): Generator<string> {
-  let chunk = '';
-  for (const line of lines) {
-    chunk += line;
-    if (chunk.length >= 262_144) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  if (chunk) yield chunk;
-}
 
 /**
  * The columns whose rule maps letter case (lower/upper), set by the SQL rules themselves for the
