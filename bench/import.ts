@@ -19,7 +19,10 @@
  * and each round's ratio; the machine is shared, so the ratios to the ceiling of the same round
  * are the figures to compare across runs, printed with the load average of each round. Also
  * printed: the earlier anchor, COPY of the NDJSON into one jsonb column. `--reimports=0` leaves
- * out the full-lake re-imports (they take as long again).
+ * out the full-lake re-imports (they take as long again). `--chunks-per-commit=N` sets the initial
+ * load's chunks per commit (default: the importer's); `--compare=1` (default) also loads the
+ * realistic file with one chunk per commit, side by side. Each row also prints CPU seconds per
+ * 1,000 lines: this process (Node) and the PostgreSQL backends of the bench's database (/proc).
  *
  * Runs as `enrich import` does, in a worker thread with the CLI's heap limits (bin/heap.js);
  * BENCH_IMPORT_DEFAULT_HEAP=1 runs it with node's defaults instead.
