@@ -26,7 +26,8 @@
  * envelope: bench/servers/fastifyPersonLookup.ts), and `GET /api/v1/health` through the full stack
  * and bare node:http (bench/servers/bareHealth.ts). Options: --route=person|health|both (both)
  * --requests=2000 --warmup=3000 --repeats=2 --connections=8 --idle-seconds=5, --persons/--companies
- * (the bench lake, as bench:lookup), --base=<another checkout> (its full stack as `before`), --keep
+ * (the bench lake, as bench:lookup), --only=full,before,anchor (a subset of the servers: several
+ * runs can count in parallel, each server's line is also printed as soon as it is counted), --base=<another checkout> (its full stack as `before`), --keep
  * (the callgrind dumps are kept: `callgrind_annotate` names the native functions, V8's builtins
  * and runtime, OpenSSL, libuv; JIT-compiled JavaScript shows as `???`).
  */
@@ -210,9 +211,19 @@ async function main() {
     if (base) plans.push({ name: 'before /health', script: 'fullStack.ts', root: base, path: '/api/v1/health', person: false });
     plans.push({ name: 'bare /health', script: 'bareHealth.ts', root: here, path: '/api/v1/health', person: false });
   }
+  const k = (n: number) => `${(n / 1000).toFixed(1)}k`;
+  const row = (name: string) => {
+    const r = results[name];
+    if (!r) return `${name.padEnd(18)} (not run)`;
+    return `${name.padEnd(16)} ${k(median(r.perRequest)).padStart(8)} instructions/request (repeats ${r.perRequest.map(k).join(' ')})   net of idle ${k(median(r.netPerRequest))} (${r.netPerRequest.map(k).join(' ')})   steady ${k(median(r.steadyPerRequest))} (${r.steadyPerRequest.map(k).join(' ')})   idle ${(r.idlePerSecond / 1e6).toFixed(1)}M/s   answered ${r.answered} (other statuses ${r.other})`;
+  };
+  // --only=full,before,anchor: run just those of the servers (several runs can then count in parallel).
+  const only = stringArg('only')?.split(',');
+  const kindOf = (name: string) => (name.startsWith('full') ? 'full' : name.startsWith('before') ? 'before' : 'anchor');
+  const chosen = only ? plans.filter((p) => only.includes(kindOf(p.name))) : plans;
   const results: Record<string, Figures> = {};
   try {
-    for (const plan of plans) {
+    for (const plan of chosen) {
       const server = await startCounted(plan.name.replace(/\W+/g, '-'), plan.script, env, plan.root);
       try {
         results[plan.name] = await count(server, {
@@ -221,6 +232,7 @@ async function main() {
           headers: plan.person ? { authorization: `Bearer ${key}` } : {},
           requests_: plan.person ? personRequests : undefined,
         });
+        process.stderr.write(`${row(plan.name)}\n`);
       } finally {
         await stopCounted(server);
       }
@@ -228,17 +240,11 @@ async function main() {
   } finally {
     await db.stop();
   }
-  const k = (n: number) => `${(n / 1000).toFixed(1)}k`;
-  const row = (name: string) => {
-    const r = results[name];
-    if (!r) return `${name.padEnd(18)} (not run)`;
-    return `${name.padEnd(16)} ${k(median(r.perRequest)).padStart(8)} instructions/request (repeats ${r.perRequest.map(k).join(' ')})   net of idle ${k(median(r.netPerRequest))} (${r.netPerRequest.map(k).join(' ')})   steady ${k(median(r.steadyPerRequest))} (${r.steadyPerRequest.map(k).join(' ')})   idle ${(r.idlePerSecond / 1e6).toFixed(1)}M/s   answered ${r.answered} (other statuses ${r.other})`;
-  };
   const ratio = (a: string, b: string, f: (r: Figures) => number[]) =>
     results[a] && results[b] ? (median(f(results[a]!)) / median(f(results[b]!))).toFixed(3) : '-';
   const lines = [
     `Instructions per answered request under callgrind: ${requests} requests x ${repeats} after ${warmup} warm-up, ${connections} connections, idle spell ${idleSeconds} s`,
-    ...plans.map((p) => row(p.name)),
+    ...chosen.map((p) => row(p.name)),
   ];
   const pairs: [string, string, string][] = [
     ['full /person', 'Fastify /person', 'aim <= 1.0 (issue 35: CPU per request)'],
