@@ -27,7 +27,8 @@
  * and bare node:http (bench/servers/bareHealth.ts). Options: --route=person|health|both (both)
  * --requests=2000 --warmup=3000 --repeats=2 --connections=8 --idle-seconds=5, --persons/--companies
  * (the bench lake, as bench:lookup), --only=full,before,anchor (a subset of the servers: several
- * runs can count in parallel, each server's line is also printed as soon as it is counted), --base=<another checkout> (its full stack as `before`), --keep
+ * runs can count in parallel, each server's line is also printed as soon as it is counted),
+ * --no-workers (the full stacks without their in-process workers: a smaller idle correction), --base=<another checkout> (its full stack as `before`), --keep
  * (the callgrind dumps are kept: `callgrind_annotate` names the native functions, V8's builtins
  * and runtime, OpenSSL, libuv; JIT-compiled JavaScript shows as `???`).
  */
@@ -198,7 +199,11 @@ async function main() {
   const personRequests: autocannon.Request[] = [
     { setupRequest: (req) => ({ ...req, path: `/api/v1/person?username=${encodeURIComponent(usernames[next++ % usernames.length]!)}` }) },
   ];
-  const env = { DATABASE_URL: db.url };
+  // --no-workers: the full stacks without the in-process refresh, delivery and list job workers,
+  // so the idle correction (the loops' rate times valgrind's stretched wall time) is small next to
+  // the requests' own count (the feed sequencer and the metrics' timers still run).
+  const env: NodeJS.ProcessEnv = { DATABASE_URL: db.url };
+  if (process.argv.includes('--no-workers')) Object.assign(env, { REFRESH_IN_PROCESS: '0', WEBHOOK_DELIVERY_IN_PROCESS: '0', JOB_WORKER_IN_PROCESS: '0' });
   const common = { warmup, requests, repeats, connections, idleSeconds };
   const plans: { name: string; script: string; root: string; path: string; person: boolean }[] = [];
   if (route !== 'health') {
