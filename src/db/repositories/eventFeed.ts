@@ -123,6 +123,17 @@ export async function sequencePending(db: Knex, limit: number, timeoutMs: number
   });
 }
 
+/**
+ * Whether any row waits for a position: one probe of the partial index `event_feed_unsequenced`,
+ * outside any transaction. The sequencer asks it before a pass, so an idle feed costs one short
+ * statement per interval instead of a transaction of five (a row committed after the probe is
+ * numbered by the next pass, as one committed after a pass's snapshot always was).
+ */
+export async function hasUnsequenced(db: Knex): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: { pending: boolean }[] }>('select exists (select 1 from event_feed where position is null) as pending');
+  return rows[0]?.pending === true;
+}
+
 /** The rows still waiting for a position, and how long the oldest has waited (the sequencer's gauge). */
 export async function unsequencedBacklog(db: Knex): Promise<{ rows: number; oldest_seconds: number }> {
   const { rows } = await db.raw<{ rows: { rows: string; oldest_seconds: number | null }[] }>(

@@ -208,6 +208,11 @@ export async function claimChunks(
   opts: { token: string; limit: number; leaseSeconds: number; perWorkspace: number },
 ): Promise<ClaimedChunk[]> {
   if (opts.limit <= 0) return [];
+  // No job queued or running (an idle worker's usual poll): one probe of the partial index
+  // list_jobs_active instead of a locked four-statement transaction. A job queued after the probe
+  // is claimed by the next poll, as one committed after a claim's snapshot always was.
+  const { rows: active } = await db.raw<{ rows: { active: boolean }[] }>(`select exists (select 1 from list_jobs where status in ('queued', 'running')) as active`);
+  if (active[0]?.active !== true) return [];
   return db.transaction(async (trx) => {
     await trx.raw(`select pg_advisory_xact_lock(hashtext('list_job_claim'))`);
     const { rows } = await trx.raw<{ rows: ClaimedChunk[] }>(

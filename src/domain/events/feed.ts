@@ -10,7 +10,7 @@
  * short transaction, whatever other transactions (of this database or another) do.
  */
 import type { Knex } from 'knex';
-import { feedPositionOf, listFeed, pruneFeed, sequencePending, unsequencedBacklog } from '../../db/repositories/eventFeed';
+import { feedPositionOf, hasUnsequenced, listFeed, pruneFeed, sequencePending, unsequencedBacklog } from '../../db/repositories/eventFeed';
 import { findMonitor } from '../../db/repositories/monitors';
 import { notFound, validationError } from '../errors';
 import { listed, pageOf, type ListBody, type PageRequest } from '../paging';
@@ -55,6 +55,11 @@ export const SEQUENCE_BATCH = 5_000;
  */
 export function sequenceFeed(db: Knex, timeoutMs: number): Promise<number> {
   return sequencePending(db, SEQUENCE_BATCH, timeoutMs);
+}
+
+/** Whether any committed event waits for a position (one index probe: an idle feed's whole pass). */
+export function feedHasUnsequenced(db: Knex): Promise<boolean> {
+  return hasUnsequenced(db);
 }
 
 /** Events waiting for a position, and the oldest one's age (a gauge, and what tests wait on). */
