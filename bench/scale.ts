@@ -98,24 +98,25 @@ async function main() {
   ];
   const settings = await postgresSettingsLine(lakes[1].url);
   const loadAtStart = os.loadavg();
-  for (const lake of lakes) {
-    lake.server = await startServerProcess('fullStack.ts', { DATABASE_URL: lake.url });
-    const send = async (entry: Entry) => {
-      const res = await fetch(`${lake.server!.url}${entry.path}`, {
-        method: entry.method,
-        headers: { authorization: `Bearer ${lake.key}`, ...(entry.body ? { 'content-type': 'application/json' } : {}) },
-        body: entry.body ? JSON.stringify(entry.body) : undefined,
-      });
-      return { status: res.status, body: (await res.json()) as unknown };
-    };
-    // Only the entries --only keeps: a small lake may have no second page for the others.
-    for (const entry of lake.entries) if (entry.followCursor && wanted(entry.name)) await attachCursor(entry, send);
-  }
-
-  // The lookup, then every entry of the mix, by name (the parameters differ per lake).
   const names = ['lookup GET /person', ...lakes[0].entries.map((e) => e.name)].filter(wanted);
   const results = new Map<string, Round[][]>(names.map((n) => [n, lakes.map(() => [])]));
+  // Servers are stopped whatever fails after the first starts (a lake too small for a cursor entry
+  // used to leave them running).
   try {
+    for (const lake of lakes) {
+      lake.server = await startServerProcess('fullStack.ts', { DATABASE_URL: lake.url });
+      const send = async (entry: Entry) => {
+        const res = await fetch(`${lake.server!.url}${entry.path}`, {
+          method: entry.method,
+          headers: { authorization: `Bearer ${lake.key}`, ...(entry.body ? { 'content-type': 'application/json' } : {}) },
+          body: entry.body ? JSON.stringify(entry.body) : undefined,
+        });
+        return { status: res.status, body: (await res.json()) as unknown };
+      };
+      // Only the entries --only keeps: a small lake may have no second page for the others.
+      for (const entry of lake.entries) if (entry.followCursor && wanted(entry.name)) await attachCursor(entry, send);
+    }
+    // The lookup, then every entry of the mix, by name (the parameters differ per lake).
     for (let round = 0; round < rounds; round++) {
       for (const name of names) {
         for (const [i, lake] of lakes.entries()) {

@@ -351,7 +351,8 @@ export interface paths {
          *       more than a title match, more than a company match. When it matches more (`total` 1000 with
          *       `gte`), ranking them all would cost a read of every match, so results are ordered by `id`
          *       instead: narrow the query or add filters to have them ranked. A cursor keeps the order of the
-         *       page it came from. Without `query`, results are ordered by `id`: never by `fetched_at`, which
+         *       page it came from; in `id` order its pages answer the first page's `total` (1000 with `gte`)
+         *       without counting again, as a scroll keeps the total of the search it continues. Without `query`, results are ordered by `id`: never by `fetched_at`, which
          *       the background refresh moves on every re-verification, so a cursor walk (an export) returns
          *       every person that matches for the whole walk exactly once, whatever the refresh does
          *       meanwhile. Ties are always broken by `id`.

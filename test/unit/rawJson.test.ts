@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { containsRawJson, RawJson, toJsonText } from '../../src/http/rawJson';
+import { containsRawJson, RawJson, toJsonBytes, toJsonText } from '../../src/http/rawJson';
 
 describe('toJsonText', () => {
   it('writes what JSON.stringify writes for any value without RawJson', () => {
@@ -37,6 +37,42 @@ describe('toJsonText', () => {
         expect(JSON.parse(toJsonText(body)!)).toEqual({ input: { username: input, id: storedText }, data: JSON.parse(storedText) });
       }),
     );
+  });
+});
+
+describe('toJsonBytes', () => {
+  /** A JSON value with some of its parts (any depth) replaced by the same value as stored text. */
+  const withStoredParts = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.jsonValue({ maxDepth: 1 }),
+      fc.jsonValue({ maxDepth: 2 }).map((v) => new RawJson(JSON.stringify(v))),
+      fc.array(tie('value')),
+      fc.dictionary(fc.string(), tie('value')),
+    ),
+  })).value;
+
+  it('is the UTF-8 of toJsonText for any value, with stored text at any depth', () => {
+    fc.assert(
+      fc.property(withStoredParts, (value) => {
+        const bytes = toJsonBytes(value);
+        expect(bytes.toString('utf8')).toBe(toJsonText(value));
+        expect(bytes.length).toBe(Buffer.byteLength(toJsonText(value)!));
+      }),
+    );
+  });
+
+  it('keeps characters beyond Latin-1 and beyond the BMP, in stored text and around it', () => {
+    const record = '{"full_name":"Zoë Łukasiewicz 山田 😀","n":[1, 2]}';
+    const body = { results: [{ input: { username: 'łódź-😀' }, data: new RawJson(record) }, { input: { id: 'x' }, data: null }], matched: 1 };
+    const bytes = toJsonBytes(body);
+    expect(bytes.toString('utf8')).toBe(`{"results":[{"input":{"username":"łódź-😀"},"data":${record}},{"input":{"id":"x"},"data":null}],"matched":1}`);
+    expect(JSON.parse(bytes.toString('utf8'))).toEqual({ ...body, results: [{ ...body.results[0], data: JSON.parse(record) }, body.results[1]] });
+  });
+
+  it('leaves out members without JSON text and writes null for them in arrays, as JSON.stringify', () => {
+    const value = { a: undefined, b: [undefined, () => 1, new RawJson('{}')], at: new Date('2026-11-21T10:15:00Z'), own: { toJSON: () => 'mine' } };
+    expect(toJsonBytes(value).toString('utf8')).toBe('{"b":[null,null,{}],"at":"2026-11-21T10:15:00.000Z","own":"mine"}');
   });
 });
 

@@ -18,7 +18,7 @@ import { rateLimitPolicy, rateLimitRemaining } from '../rateLimitHeaders';
 import { Stream } from 'node:stream';
 import type { Metrics } from '../../observability/metrics';
 import type { RequestCounter } from '../requestCounter';
-import { containsRawJson, RawJson, spliceData, toJsonText } from '../rawJson';
+import { containsRawJson, RawJson, spliceData, toJsonBytes } from '../rawJson';
 import { activeTraceId, describeServerSpan, traceServerRequest, tracingOn } from '../../observability/tracing';
 
 export interface EdgeDeps {
@@ -100,7 +100,9 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
           const envelope = { quotas: serializeQuotas(quotas), metadata: { request_id: requestId, execution_ms: executionMs } };
           if (data instanceof RawJson) writeAnswer(ctx, spliceData(data, { ...rest, ...envelope }));
           // Stored records deeper in the body (bulk results): serialized with each one spliced in.
-          else if (containsRawJson(body)) writeAnswer(ctx, toJsonText({ ...body, ...envelope }) as string); // (an object: always text)
+          // Stored records deeper in the body (bulk results): each one written in place as it was read,
+          // the body never joined into one string (rawJson.ts toJsonBytes).
+          else if (containsRawJson(body)) writeAnswer(ctx, toJsonBytes({ ...body, ...envelope }));
           else writeAnswer(ctx, JSON.stringify({ ...body, ...envelope }));
         }
       }
@@ -135,10 +137,11 @@ const BODILESS = new Set([204, 205, 304]);
  * response that can no longer be written go through Koa's body setter and respond() as before,
  * which send the headers without the body.
  */
-function writeAnswer(ctx: Parameters<Middleware<RequestState>>[0], text: string): void {
+function writeAnswer(ctx: Parameters<Middleware<RequestState>>[0], text: string | Buffer): void {
   ctx.state.answer = undefined;
   if (ctx.method === 'HEAD' || BODILESS.has(ctx.status) || !ctx.response.writable) {
-    ctx.body = text;
+    // As text, so the body setter keeps its JSON type (a Buffer would be answered as binary).
+    ctx.body = typeof text === 'string' ? text : text.toString('utf8');
     return;
   }
   const res = ctx.res;
