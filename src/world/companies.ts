@@ -133,6 +133,30 @@ export function generateCompanySummary(ctx: WorldContext, stream: Stream, extra:
   };
 }
 
+/**
+ * The domains a company may register, in the order it tries them: the one its summary drew (its
+ * name's stem at .com or its country's top-level domain), then the other of the two, then the stem
+ * with its city, with "hq", "get" and "group", then with a number. A domain has one owner: when two
+ * companies share a name (many do: a surname and an industry word), the later one (by index) takes
+ * the first of these that no earlier company holds (World.companySummary), as real companies with a
+ * taken name do ("smith-consulting-austin.com", "getsmithconsulting.com").
+ */
+export function* domainChoices(s: Pick<CompanySummary, 'domain' | 'country' | 'city'>): Generator<string> {
+  const drawn = s.domain;
+  const dot = drawn.indexOf('.');
+  const stem = drawn.slice(0, dot);
+  const tld = drawn.slice(dot + 1);
+  yield drawn;
+  const other = tld === 'com' ? s.country.tld : 'com';
+  if (other !== tld) yield `${stem}.${other}`;
+  const city = slugify(s.city.name) || 'hq';
+  for (const variant of [`${stem}-${city}`, `${stem}hq`, `get${stem}`, `${stem}-group`]) {
+    yield `${variant}.${tld}`;
+    if (other !== tld) yield `${variant}.${other}`;
+  }
+  for (let n = 2; ; n++) yield `${stem}${n}.${tld}`;
+}
+
 function address(stream: Stream, country: Country): string {
   return `${stream.rng.range(1, 999)} ${stream.faker(country.locale).location.street()}`;
 }

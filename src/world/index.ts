@@ -29,7 +29,7 @@
  * (5-character base-36 suffix). Hence at most 2^24 persons and 2^24 companies per world.
  */
 import { IndexPermutation, Feistel, Rng, deriveKey, upperBound } from './random';
-import { generateCompany, generateCompanySummary, generateSchool, type CompanyKeys, type CompanyResult } from './companies';
+import { domainChoices, generateCompany, generateCompanySummary, generateSchool, type CompanyKeys, type CompanyResult } from './companies';
 import { generatePerson, isNamesakeRank, type PersonKeys, type PersonResult } from './persons';
 import { Stream, type CompanySummary, type School, type WorldContext } from './support';
 import { COUNTRIES, type Country } from './tables';
@@ -125,6 +125,9 @@ class SyntheticWorld implements World, WorldContext {
   private readonly employees: Int32Array;
   private readonly slotOfPerson: IndexPermutation | null;
   private readonly summaries: (CompanySummary | undefined)[];
+  /** Summaries 0..domainsAssigned-1 are made and own their domains (companySummary). */
+  private domainsAssigned = 0;
+  private readonly takenDomains = new Set<string>();
   private readonly schools: School[] = [];
   private readonly schoolWeights: Float64Array;
   private readonly schoolsByCountry = new Map<Country, { schools: School[]; weights: Float64Array }>();
@@ -218,13 +221,32 @@ class SyntheticWorld implements World, WorldContext {
 
   // WorldContext -------------------------------------------------------------------------------
 
+  /**
+   * Company `index`'s summary. Its domain is its own: a domain drawn by an earlier company (a lower
+   * index) is not drawn again (companies.ts, domainChoices), so the summaries are made in index
+   * order, the first call for a company making those before it (once; they are kept). The domains
+   * of companies 0..i do not depend on the world's size: a small world's companies keep them in a
+   * larger world of the same seed.
+   */
   companySummary(index: number): CompanySummary {
-    let s = this.summaries[index];
-    if (s === undefined) {
-      s = generateCompanySummary(this, this.coreStream, this.renameStream, this.companyKeys, index);
-      this.summaries[index] = s;
+    const done = this.summaries[index];
+    if (done !== undefined && index < this.domainsAssigned) return done;
+    this.check('company', index, this.companies);
+    while (this.domainsAssigned <= index) {
+      const i = this.domainsAssigned;
+      const drawn = generateCompanySummary(this, this.coreStream, this.renameStream, this.companyKeys, i);
+      let domain = drawn.domain;
+      for (const choice of domainChoices(drawn)) {
+        if (!this.takenDomains.has(choice)) {
+          domain = choice;
+          break;
+        }
+      }
+      this.takenDomains.add(domain);
+      this.summaries[i] = domain === drawn.domain ? drawn : { ...drawn, domain };
+      this.domainsAssigned++;
     }
-    return s;
+    return this.summaries[index] as CompanySummary;
   }
 
   employeesOf(index: number): number {

@@ -84,12 +84,17 @@ export const COMPANY_NOISE = {
   website_url: 'domain', // https://www.acme.com/about
   email_domain: 'domain', // someone@acme.com
   absent: 'absent', // a company the lake does not hold
+  // Not drawn: a name query of the classes above that another company of the world fits as well (the
+  // same name once legal form, case and punctuation are dropped, and for name_location in the same
+  // city; for former_name, a company named so now or before). Nothing in the query tells the two
+  // apart, so no answer can be claimed as right: it is labelled so, not counted as a miss.
+  ambiguous_name: 'ambiguous',
 } as const;
 export type CompanyNoise = keyof typeof COMPANY_NOISE;
 
 export const DEFAULT_COMPANY_MIX: Readonly<Record<CompanyNoise, number>> = {
   exact_name: 2, legal_suffix: 1.5, case_punctuation: 1, abbreviation: 1, former_name: 0.7, name_location: 1,
-  domain: 1.5, website_url: 1, email_domain: 1, absent: 1.5,
+  domain: 1.5, website_url: 1, email_domain: 1, absent: 1.5, ambiguous_name: 0,
 };
 
 export interface MatchQueryOptions {
@@ -472,19 +477,71 @@ export function generateMatchQueries(world: World, options: MatchQueryOptions): 
 
 // ---- Company queries -----------------------------------------------------------------------------
 
-type CompanyMaker = (world: World, rng: Rng, stream: Stream) => { query: CompanyMatchQuery; expectedId: string | null } | undefined;
+type CompanyMaker = (world: World, rng: Rng, stream: Stream) => { query: CompanyMatchQuery; expectedId: string | null; index?: number } | undefined;
+
+/** The key under which two company names are one (legal form, case, accents and punctuation dropped). */
+export const companyNameKey = (name: string) => normalizedName(withoutLegalForm(name.trim().replace(/[.,]+$/, '')));
+
+/** How many companies of the world wear each name key: current names, with the city; former names. */
+interface CompanyNames {
+  current: Map<string, number>;
+  currentInCity: Map<string, number>;
+  former: Map<string, number>;
+}
+
+const companyNamesOf = new WeakMap<World, CompanyNames>();
+
+function companyNames(world: World): CompanyNames {
+  let names = companyNamesOf.get(world);
+  if (names !== undefined) return names;
+  names = { current: new Map(), currentInCity: new Map(), former: new Map() };
+  const add = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
+  for (let i = 0; i < world.companies; i++) {
+    const s = world.context.companySummary(i);
+    const key = companyNameKey(s.name);
+    add(names.current, key);
+    add(names.currentInCity, `${key}|${normalizedName(s.city.name)}`);
+    if (s.formerName !== null) add(names.former, companyNameKey(s.formerName));
+  }
+  companyNamesOf.set(world, names);
+  return names;
+}
+
+/**
+ * Whether another company of the world fits a name query made from company `index` as well as that
+ * company does (COMPANY_NOISE.ambiguous_name). Domains are never shared (World.companySummary).
+ */
+export function isAmbiguousCompanyQuery(world: World, index: number, noise: CompanyNoise, query: CompanyMatchQuery): boolean {
+  if (query.name === undefined) return false;
+  const names = companyNames(world);
+  const s = world.context.companySummary(index);
+  const own = companyNameKey(s.name);
+  const asked = companyNameKey(query.name);
+  if (noise === 'former_name') {
+    // The company itself was named so before; anyone else named so now or before is a rival.
+    return (names.current.get(asked) ?? 0) + (names.former.get(asked) ?? 0) > 1;
+  }
+  const keys = new Set([own, asked]);
+  if (noise === 'name_location') {
+    const city = normalizedName(s.city.name);
+    return [...keys].some((k) => (names.currentInCity.get(`${k}|${city}`) ?? 0) > (k === own ? 1 : 0));
+  }
+  // A rival is another company whose name is the one asked for (or this company's), or was.
+  const ownFormer = s.formerName === null ? null : companyNameKey(s.formerName);
+  return [...keys].some((k) => (names.current.get(k) ?? 0) > (k === own ? 1 : 0) || (names.former.get(k) ?? 0) > (k === ownFormer ? 1 : 0));
+}
 
 function fromCompany(world: World, rng: Rng, make: (company: CompanyResult, index: number) => CompanyMatchQuery | undefined) {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const index = rng.int(world.companies);
     const company = world.company(index);
     const query = make(company, index);
-    if (query !== undefined) return { query, expectedId: company.id };
+    if (query !== undefined) return { query, expectedId: company.id, index };
   }
   return undefined;
 }
 
-const COMPANY_MAKERS: Record<CompanyNoise, CompanyMaker> = {
+const COMPANY_MAKERS: Record<Exclude<CompanyNoise, 'ambiguous_name'>, CompanyMaker> = {
   exact_name: (w, rng) => fromCompany(w, rng, (co) => ({ name: co.name as string })),
   legal_suffix: (w, rng) => fromCompany(w, rng, (co) => {
     const name = co.name as string;
@@ -528,7 +585,7 @@ const COMPANY_MAKERS: Record<CompanyNoise, CompanyMaker> = {
 
 /** Labelled company match queries (companies are all in the lake; absent ones are made up). */
 export function generateCompanyMatchQueries(world: World, options: Omit<MatchQueryOptions, 'loadedPersons' | 'isTakenName'>): LabelledQuery<CompanyMatchQuery>[] {
-  const classes = Object.keys(COMPANY_NOISE) as CompanyNoise[];
+  const classes = Object.keys(COMPANY_MAKERS) as (keyof typeof COMPANY_MAKERS)[];
   const counts = allocate(options.count, options.mix ?? DEFAULT_COMPANY_MIX, classes);
   const out: LabelledQuery<CompanyMatchQuery>[] = [];
   const stream = new Stream();
@@ -537,7 +594,9 @@ export function generateCompanyMatchQueries(world: World, options: Omit<MatchQue
     for (let k = 0; k < (counts.get(noise) ?? 0); k++) {
       stream.rng.reset(key, k);
       const made = COMPANY_MAKERS[noise](world, stream.rng, stream);
-      if (made !== undefined) out.push({ query: made.query, expectedId: made.expectedId, noise });
+      if (made === undefined) continue;
+      const ambiguous = made.index !== undefined && isAmbiguousCompanyQuery(world, made.index, noise, made.query);
+      out.push({ query: made.query, expectedId: made.expectedId, noise: ambiguous ? 'ambiguous_name' : noise });
     }
   });
   return shuffle(out, deriveKey(options.seed, SHUFFLE_PURPOSE + 1));

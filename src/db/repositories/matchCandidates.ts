@@ -112,8 +112,13 @@ export async function findPersonCandidatesAndEmployers(db: Knex, q: PersonSearch
   return out;
 }
 
-/** Companies read by name key, by host, by former name (the bounds of their arms). */
-const COMPANY_NAME_LIMIT = 20;
+/**
+ * Companies read by name key, by host, by former name (the bounds of their arms). A name key is
+ * shared by up to 47 companies in the 1M world (1.2% of its companies are in groups above 20, the
+ * bound before): a person at one of those was not looked for at their employer when it fell past
+ * the bound (the first ones by id).
+ */
+const COMPANY_NAME_LIMIT = 64;
 const COMPANY_HOST_LIMIT = 10;
 const FORMER_NAME_LIMIT = 10;
 /** The subjects of the latest rename from the company key `?` (the change log's `company.name_changed`). */
@@ -145,8 +150,8 @@ export const TRIGRAM_EMPLOYER_THRESHOLD = 0.3;
 
 /**
  * Candidate persons whose folded name is similar to `name` (the GIN trigram index), anywhere at
- * TRIGRAM_ANYWHERE_THRESHOLD and at the employers, when some are known, at
- * TRIGRAM_EMPLOYER_THRESHOLD; the closest first. Each threshold is set for its own statement's
+ * TRIGRAM_ANYWHERE_THRESHOLD (unless `anywhere` is false) and at the employers, when some are known,
+ * at TRIGRAM_EMPLOYER_THRESHOLD; the closest first. Each threshold is set for its own statement's
  * transaction only; one round trip: the settings and the reads go as one simple query (the values
  * as literals: db/literals.ts).
  *
@@ -158,15 +163,19 @@ export const TRIGRAM_EMPLOYER_THRESHOLD = 0.3;
  * transaction: citus.propagate_set_commands = 'local' (db/citusLayout.ts) sends the setting to
  * the workers' transactions (test/citus/match.test.ts checks the answers against the threshold).
  */
-export async function findPersonsByTrigram(db: Knex, name: string, companyIds: readonly string[]): Promise<{ id: string; record: string }[]> {
+export async function findPersonsByTrigram(
+  db: Knex, name: string, companyIds: readonly string[], options: { anywhere?: boolean } = {},
+): Promise<{ id: string; record: string }[]> {
   if (name.length < 3) return [];
+  const anywhere = options.anywhere ?? true;
+  if (!anywhere && companyIds.length === 0) return [];
   // A folded name (letters, digits, spaces: lake_fold's output) is written as a plain constant, which
   // the planner can estimate the trigram index by; anything else goes through literal().
   const n = /^[a-z0-9 ]+$/.test(name) ? `'${name}'` : literal(name);
   const select = (where: string) =>
     `select id, ${RECORD_COLUMNS} from persons where id in (select id from persons where ${where}
        order by similarity(lake_fold(full_name), ${n}) desc, id limit ${PERSON_TRIGRAM_LIMIT})`;
-  const arms: { threshold: number; sql: string }[] = [{ threshold: TRIGRAM_ANYWHERE_THRESHOLD, sql: select(`lake_fold(full_name) % ${n}`) }];
+  const arms: { threshold: number; sql: string }[] = anywhere ? [{ threshold: TRIGRAM_ANYWHERE_THRESHOLD, sql: select(`lake_fold(full_name) % ${n}`) }] : [];
   if (companyIds.length > 0) {
     arms.push({
       threshold: TRIGRAM_EMPLOYER_THRESHOLD,
@@ -187,7 +196,7 @@ export async function findPersonsByTrigram(db: Knex, name: string, companyIds: r
   } else {
     const statements = arms.map((arm) => `select set_config('pg_trgm.similarity_threshold', '${arm.threshold}', true);\n${arm.sql}`);
     const answer = (await db.raw(statements.join(';\n'))) as unknown as { rows: Row[] }[];
-    // Results 1 and 3 are the reads (0 and 2 the settings).
+    // Results 1 and 3 are the reads (0 and 2 the settings; 1 alone when one arm is asked).
     reads = answer.filter((_, i) => i % 2 === 1).map((r) => r.rows);
   }
   const seen = new Set<string>();

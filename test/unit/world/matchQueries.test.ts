@@ -1,7 +1,7 @@
 /** The labelled match queries (src/world/matchQueries.ts): seeded, labelled from the generator's truth, mixable. */
 import { createWorld, type PersonResult } from '../../../src/world';
 import {
-  COMPANY_NOISE, DEFAULT_PERSON_MIX, PERSON_NOISE, generateCompanyMatchQueries, generateMatchQueries, nameKey, normalizedName, parseMix, typo, withoutLegalForm,
+  COMPANY_NOISE, DEFAULT_PERSON_MIX, PERSON_NOISE, companyNameKey, generateCompanyMatchQueries, generateMatchQueries, nameKey, normalizedName, parseMix, typo, withoutLegalForm,
 } from '../../../src/world/matchQueries';
 import { Rng } from '../../../src/world/random';
 
@@ -79,12 +79,45 @@ describe('generateMatchQueries', () => {
 describe('generateCompanyMatchQueries', () => {
   it('labels companies, made-up ones null, former names from the renames', () => {
     const qs = generateCompanyMatchQueries(world, { seed: 3, count: 400 });
-    expect(new Set(qs.map((q) => q.noise))).toEqual(new Set(Object.keys(COMPANY_NOISE)));
+    // Every class drawn; ambiguous_name is not drawn but labelled (a name another company wears too).
+    expect(new Set(qs.map((q) => q.noise).filter((n) => n !== 'ambiguous_name'))).toEqual(new Set(Object.keys(COMPANY_NOISE).filter((n) => n !== 'ambiguous_name')));
     const companies = new Map([...world.companyRecords()].map((c, i) => [c.id, i]));
     for (const q of qs) {
       if (q.noise === 'absent') expect(q.expectedId).toBeNull();
       else expect(companies.has(q.expectedId as string)).toBe(true);
       if (q.noise === 'former_name') expect(world.formerCompany(companies.get(q.expectedId as string)!)?.name).toBe(q.query.name);
+    }
+  });
+
+  it('labels a name query that another company fits as well ambiguous_name, and only those', () => {
+    // 2,000 companies: names recur (a surname and an industry word), domains never.
+    const big = createWorld({ persons: 6000, companies: 2000, seed: 5, asOf });
+    const records = [...big.companyRecords()];
+    const index = new Map(records.map((c, i) => [c.id, i]));
+    const keys = records.map((c, i) => ({
+      name: companyNameKey(c.name as string),
+      former: big.formerCompany(i) === undefined ? null : companyNameKey(big.formerCompany(i)!.name as string),
+      city: c.hq_city,
+    }));
+    const rivalsOf = (key: string, self: number, city?: string | null) =>
+      keys.filter((k, i) => i !== self && ((k.name === key && (city === undefined || k.city === city)) || (city === undefined && k.former === key))).length;
+    const qs = generateCompanyMatchQueries(big, { seed: 4, count: 1200 });
+    const ambiguous = qs.filter((q) => q.noise === 'ambiguous_name');
+    expect(ambiguous.length).toBeGreaterThan(5);
+    expect(qs.length - ambiguous.length).toBeGreaterThan(ambiguous.length);
+    for (const q of qs) {
+      const group = COMPANY_NOISE[q.noise as keyof typeof COMPANY_NOISE];
+      if (group !== 'name' && q.noise !== 'ambiguous_name') continue;
+      const i = index.get(q.expectedId as string)!;
+      const own = records[i]!;
+      const asked = companyNameKey(q.query.name as string);
+      const city = q.query.location !== undefined ? own.hq_city : undefined;
+      // A rival: another company named as asked (or as this one), in the same city when one is asked.
+      // A query by the former name speaks of that name only.
+      const ownKey = keys[i]!.name;
+      const byFormer = asked === keys[i]!.former && asked !== ownKey;
+      const rivals = rivalsOf(asked, i, city) + (asked === ownKey || byFormer ? 0 : rivalsOf(ownKey, i, city));
+      expect([q.noise, q.query, rivals > 0]).toEqual([q.noise, q.query, q.noise === 'ambiguous_name']);
     }
   });
 });
