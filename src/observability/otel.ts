@@ -27,13 +27,17 @@ import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, ConsoleSpanExporter, type SpanExporter, type SpanProcessor, type Span, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { instrumentPg } from './pgSpans';
+import { LeanNodeTracerProvider } from './leanTracer';
+import { instrumentPg, PG_SCOPE } from './pgSpans';
 import { scrubSpan, type ScrubbableSpan } from './spanScrub';
 import { buildInfo } from './version';
 
 /** What tracing.ts keeps (its TracingHandle; declared here too, so this module imports nothing of it). */
+/** The scopes of the spans this service makes itself (tracing.ts's tracer, pgSpans.ts's). */
+const OWN_SCOPES = new Set<string>([PG_SCOPE]);
+
 export function startSdk(env: NodeJS.ProcessEnv, serviceName: string): { shutdown(): Promise<void>; describe: string } {
+  OWN_SCOPES.add(serviceName);
   const { exporter, describe } = chooseExporter(env);
   const { version, commit } = buildInfo();
   const resource = defaultResource()
@@ -46,7 +50,9 @@ export function startSdk(env: NodeJS.ProcessEnv, serviceName: string): { shutdow
     )
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the defaults above.
     .merge(detectResources({ detectors: [envDetector] }));
-  const provider = new NodeTracerProvider({
+  // The SDK's provider (sampler, limits, ids, processors, context manager from the OTEL_* variables)
+  // handing out the lean tracer of leanTracer.ts.
+  const provider = new LeanNodeTracerProvider({
     resource,
     // The scrubber runs first, so what the batch exports is already clean.
     spanProcessors: [new ScrubbingProcessor(), new BatchSpanProcessor(exporter)],
@@ -96,6 +102,10 @@ function chooseExporter(env: NodeJS.ProcessEnv): { exporter: SpanExporter; descr
 class ScrubbingProcessor implements SpanProcessor {
   onStart(): void {}
   onEnding(span: Span): void {
+    // The service's own spans (the server span, pgSpans.ts's statements, inSpan's stages) carry
+    // only what tracing.ts and pgSpans.ts put there, already clean (no URL, no error message, the
+    // statement text scrubbed at the start): only the instrumentations' spans (undici) need it.
+    if (OWN_SCOPES.has(span.instrumentationScope.name)) return;
     // The SDK's own objects, writable until the span ends (setAttribute cannot delete a key).
     scrubSpan(span as unknown as ScrubbableSpan);
   }
