@@ -33,11 +33,7 @@ import { scrubSpan, type ScrubbableSpan } from './spanScrub';
 import { buildInfo } from './version';
 
 /** What tracing.ts keeps (its TracingHandle; declared here too, so this module imports nothing of it). */
-/** The scopes of the spans this service makes itself (tracing.ts's tracer, pgSpans.ts's). */
-const OWN_SCOPES = new Set<string>([PG_SCOPE]);
-
 export function startSdk(env: NodeJS.ProcessEnv, serviceName: string): { shutdown(): Promise<void>; describe: string } {
-  OWN_SCOPES.add(serviceName);
   const { exporter, describe } = chooseExporter(env);
   const { version, commit } = buildInfo();
   const resource = defaultResource()
@@ -102,10 +98,10 @@ function chooseExporter(env: NodeJS.ProcessEnv): { exporter: SpanExporter; descr
 class ScrubbingProcessor implements SpanProcessor {
   onStart(): void {}
   onEnding(span: Span): void {
-    // The service's own spans (the server span, pgSpans.ts's statements, inSpan's stages) carry
-    // only what tracing.ts and pgSpans.ts put there, already clean (no URL, no error message, the
-    // statement text scrubbed at the start): only the instrumentations' spans (undici) need it.
-    if (OWN_SCOPES.has(span.instrumentationScope.name)) return;
+    // The statement spans (the most numerous: one or more per request) carry only what pgSpans.ts
+    // put there, already clean (the text scrubbed at the start, the SQLSTATE and never a message):
+    // they skip it. Every other span is scrubbed (the server span, inSpan's, undici's).
+    if (span.instrumentationScope.name === PG_SCOPE) return;
     // The SDK's own objects, writable until the span ends (setAttribute cannot delete a key).
     scrubSpan(span as unknown as ScrubbableSpan);
   }
