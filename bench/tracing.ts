@@ -136,6 +136,11 @@ async function main() {
   const names = (stringArg('only')?.split(',').map((n) => n.trim()) ?? Object.keys(all)) as Name[];
   for (const name of names) if (!(name in all)) throw new Error(`--only: no server named ${name} (${Object.keys(all).join(', ')})`);
   if (stringArg('measure') === 'instructions') {
+    // No background loop in the servers: under callgrind a request takes ~50 times as long, and a
+    // loop that polls on a timer would add instructions in proportion to wall time, not to requests.
+    const quiet = { REFRESH_IN_PROCESS: '0', WEBHOOK_DELIVERY_IN_PROCESS: '0', JOB_WORKER_IN_PROCESS: '0' };
+    Object.assign(env, quiet);
+    Object.assign(onEnv, quiet);
     const starters: Record<Name, () => Promise<Server & { pid: number; outFile: string }>> = {
       previous: () => startUnderCallgrind('fullStack.ts', { ...env, DATABASE_URL: previousLake.url }, previousDir),
       off: () => startUnderCallgrind('fullStack.ts', env),
