@@ -32,7 +32,7 @@
  *   nothing" question alone, so more rounds fit in the same time).
  * --measure=instructions: instead of req/s and CPU time, counts the machine instructions each
  *   request costs each server with valgrind's callgrind (`valgrind --tool=callgrind`, needs valgrind
- *   installed): every server starts under callgrind with counting off, answers --warmup=300
+ *   installed): every server starts under callgrind with counting off, answers --warmup=2000
  *   requests (JIT, caches, prepared statements), then counts for --requests=1000 requests (4 in
  *   flight) and is stopped; instructions per request are the count over the requests. An
  *   instruction count does not depend on how busy the machine is (the same work counts the same
@@ -151,7 +151,7 @@ async function main() {
     try {
       await countInstructions(names, starters, {
         rounds: intArg('rounds', 3),
-        warmup: intArg('warmup', 300),
+        warmup: intArg('warmup', 2000),
         requests: intArg('requests', 1000),
         pathOf: (i) => `/api/v1/person?username=${encodeURIComponent(usernames[i % usernames.length]!)}`,
         headersOf: (name) => ({ authorization: `Bearer ${name === 'previous' ? previousLake.key : key}` }),
