@@ -30,13 +30,25 @@
  * Options: --persons=20000 --companies=2000 --rounds=9 --seconds=4 --connections=16 --previous=<commit>
  *   --only=previous,off,on,sampled,unsampled (a subset, e.g. --only=previous,off for the "off costs
  *   nothing" question alone, so more rounds fit in the same time).
+ * --measure=instructions: instead of req/s and CPU time, counts the machine instructions each
+ *   request costs each server with valgrind's callgrind (`valgrind --tool=callgrind`, needs valgrind
+ *   installed): every server starts under callgrind with counting off, answers --warmup=2000
+ *   requests (JIT, caches, prepared statements), then counts for --requests=1000 requests (4 in
+ *   flight) and is stopped; instructions per request are the count over the requests. An
+ *   instruction count does not depend on how busy the machine is (the same work counts the same
+ *   whatever else runs), so it resolves differences of a percent or two that req/s and CPU time
+ *   cannot on a shared machine; what remains is the program's own variation (garbage collection,
+ *   JIT timing), which the --rounds (default 3 here) show. It counts work, not time: a cache miss
+ *   or a system call's kernel time costs no instruction here. Ratios as above, the instruction
+ *   count standing for CPU time (previous/off, off/on).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import type autocannon from 'autocannon';
 import { createKnex, migrateLatest } from '../src/db/knex';
 import { createWorkspace } from '../src/domain/workspaces/admin';
@@ -123,6 +135,36 @@ async function main() {
   type Name = keyof typeof all;
   const names = (stringArg('only')?.split(',').map((n) => n.trim()) ?? Object.keys(all)) as Name[];
   for (const name of names) if (!(name in all)) throw new Error(`--only: no server named ${name} (${Object.keys(all).join(', ')})`);
+  if (stringArg('measure') === 'instructions') {
+    // No background loop in the servers: under callgrind a request takes ~50 times as long, and a
+    // loop that polls on a timer would add instructions in proportion to wall time, not to requests.
+    const quiet = { REFRESH_IN_PROCESS: '0', WEBHOOK_DELIVERY_IN_PROCESS: '0', JOB_WORKER_IN_PROCESS: '0' };
+    Object.assign(env, quiet);
+    Object.assign(onEnv, quiet);
+    const starters: Record<Name, () => Promise<Server & { pid: number; outFile: string }>> = {
+      previous: () => startUnderCallgrind('fullStack.ts', { ...env, DATABASE_URL: previousLake.url }, previousDir),
+      off: () => startUnderCallgrind('fullStack.ts', env),
+      on: () => startUnderCallgrind('fullStackTraced.ts', onEnv),
+      sampled: () => startUnderCallgrind('fullStackTraced.ts', { ...onEnv, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }),
+      unsampled: () => startUnderCallgrind('fullStackTraced.ts', { ...onEnv, OTEL_TRACES_SAMPLER: 'always_off' }),
+    };
+    try {
+      await countInstructions(names, starters, {
+        rounds: intArg('rounds', 3),
+        warmup: intArg('warmup', 2000),
+        requests: intArg('requests', 1000),
+        pathOf: (i) => `/api/v1/person?username=${encodeURIComponent(usernames[i % usernames.length]!)}`,
+        headersOf: (name) => ({ authorization: `Bearer ${name === 'previous' ? previousLake.key : key}` }),
+        previous,
+      });
+      process.stdout.write(`OTLP exports received: ${exports} (${(exportedBytes / 1e6).toFixed(1)} MB)\n`);
+    } finally {
+      receiver.close();
+      await db.stop();
+      fs.rmSync(previousDir, { recursive: true, force: true });
+    }
+    return;
+  }
   const servers = {} as Record<Name, Server>;
   let next = 0;
   const requests: autocannon.Request[] = [
@@ -223,6 +265,138 @@ export function medianInterval(values: number[]): { low: number; high: number; c
   let k = 1;
   while (k + 1 <= Math.floor(n / 2) && 1 - 2 * below(k) >= 0.9) k++;
   return { low: sorted[k - 1]!, high: sorted[n - k]!, coverage: 1 - 2 * below(k - 1) };
+}
+
+/** A bench server (bench/servers/<script>) under callgrind, counting off until countInstructions turns it on. */
+function startUnderCallgrind(script: string, env: NodeJS.ProcessEnv, root = path.join(__dirname, '..')): Promise<Server & { pid: number; outFile: string }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-callgrind-'));
+  const outFile = path.join(dir, 'callgrind.out');
+  const child = spawn(
+    'valgrind',
+    ['--tool=callgrind', '--quiet', '--instr-atstart=no', `--callgrind-out-file=${outFile}`, process.execPath, '--require', 'tsx/cjs', path.join(root, 'bench', 'servers', script)],
+    { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} under callgrind did not listen within 10 minutes`)), 600_000);
+    const lines = readline.createInterface({ input: child.stdout! });
+    child.once('exit', (code) => reject(new Error(`${script} under callgrind exited with ${code} before listening`)));
+    lines.on('line', (line) => {
+      if (!line.startsWith('{"url"')) return;
+      clearTimeout(timer);
+      const { url } = JSON.parse(line) as { url: string };
+      resolve({
+        url,
+        child,
+        pid: child.pid!,
+        outFile,
+        stop: () =>
+          new Promise((done) => {
+            child.removeAllListeners('exit');
+            const kill = setTimeout(() => child.kill('SIGKILL'), 120_000);
+            child.once('exit', () => {
+              clearTimeout(kill);
+              fs.rmSync(dir, { recursive: true, force: true });
+              done();
+            });
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}
+
+/** `count` GET requests, `inFlight` at a time, on keep-alive connections; each with a 60 s timeout. Returns the non-2xx count. */
+async function sendRequests(url: string, count: number, pathOf: (i: number) => string, headers: Record<string, string>, inFlight = 4): Promise<number> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: inFlight });
+  let next = 0;
+  let non2xx = 0;
+  let retries = 0;
+  const one = (p: string) =>
+    new Promise<void>((resolve, reject) => {
+      const req = http.get(`${url}${p}`, { agent, headers, timeout: 60_000 }, (res) => {
+        if ((res.statusCode ?? 0) >= 300) non2xx++;
+        res.resume();
+        res.once('end', resolve);
+      });
+      req.once('timeout', () => req.destroy(new Error('request timed out')));
+      req.once('error', reject);
+    });
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (next < count) {
+      const p = pathOf(next++);
+      // A keep-alive socket the server closed just as it was reused (ECONNRESET): asked again, at
+      // most twice (a GET; the retry's work is then in the count, a few requests in a thousand).
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await one(p);
+          break;
+        } catch (err) {
+          if (attempt >= 3 || (err as NodeJS.ErrnoException).code !== 'ECONNRESET') throw err;
+          retries++;
+        }
+      }
+    }
+  }));
+  if (retries) process.stderr.write(`${retries} requests asked again after ECONNRESET\n`);
+  agent.destroy();
+  return non2xx;
+}
+
+/** Instructions counted by callgrind (its dump's `totals:` line) between `-i on` and the dump. */
+function dumpedInstructions(pid: number, outFile: string): number {
+  execFileSync('callgrind_control', ['-d', String(pid)], { stdio: 'ignore', timeout: 120_000 });
+  const dumps = fs.readdirSync(path.dirname(outFile)).filter((f) => f.startsWith(path.basename(outFile)));
+  let total = 0;
+  for (const f of dumps) {
+    const m = /^(?:totals|summary): (\d+)/m.exec(fs.readFileSync(path.join(path.dirname(outFile), f), 'utf8'));
+    if (m) total += Number(m[1]);
+  }
+  return total;
+}
+
+async function countInstructions<Name extends string>(
+  names: Name[],
+  starters: Record<Name, () => Promise<Server & { pid: number; outFile: string }>>,
+  opts: { rounds: number; warmup: number; requests: number; pathOf: (i: number) => string; headersOf: (name: Name) => Record<string, string>; previous: string },
+) {
+  const perRequest = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<Name, number[]>;
+  const non2xx = Object.fromEntries(names.map((n) => [n, 0])) as Record<Name, number>;
+  const loads: number[] = [];
+  for (let r = 0; r < opts.rounds; r++) {
+    const order = r % 2 ? [...names].reverse() : names;
+    for (const name of order) {
+      const server = await starters[name]();
+      try {
+        // The same requests for every server, and a different slice of the usernames in each round.
+        const base = r * (opts.warmup + opts.requests);
+        await sendRequests(server.url, opts.warmup, (i) => opts.pathOf(base + i), opts.headersOf(name));
+        execFileSync('callgrind_control', ['-i', 'on', String(server.pid)], { stdio: 'ignore', timeout: 120_000 });
+        non2xx[name] += await sendRequests(server.url, opts.requests, (i) => opts.pathOf(base + opts.warmup + i), opts.headersOf(name));
+        perRequest[name].push(dumpedInstructions(server.pid, server.outFile) / opts.requests);
+      } finally {
+        await server.stop();
+      }
+      loads.push(os.loadavg()[0]!);
+      process.stderr.write(`round ${r + 1}/${opts.rounds}: ${name} ${(perRequest[name].at(-1)! / 1e6).toFixed(3)} M instructions/request, load ${os.loadavg()[0]!.toFixed(1)}\n`);
+    }
+  }
+  const lines = [`Instructions per request (callgrind), GET /api/v1/person?username=, ${opts.requests} requests counted after ${opts.warmup} of warm-up, 4 in flight, ${opts.rounds} rounds (medians)`];
+  for (const name of names) {
+    const v = perRequest[name];
+    lines.push(`${(name === 'previous' ? `previous (${opts.previous})` : name).padEnd(14)} ${(median(v) / 1e6).toFixed(3)} M/request   rounds ${v.map((x) => (x / 1e6).toFixed(3)).join(' ')}   spread ${(((Math.max(...v) - Math.min(...v)) / median(v)) * 100).toFixed(2)} %   non-2xx ${non2xx[name]}`);
+  }
+  const ratio = (a: string, b: string, label: string, aim: number) => {
+    if (!names.includes(a as Name) || !names.includes(b as Name)) return;
+    // Round by round (the two servers of a round asked the same requests), then the median and the range.
+    const values = perRequest[a as Name].map((x, i) => x / perRequest[b as Name][i]!);
+    const verdict = Math.min(...values) >= aim ? `aim >= ${aim}: met in every round` : Math.max(...values) < aim ? `aim >= ${aim}: missed in every round` : `aim >= ${aim}: met in some rounds only`;
+    lines.push(`${label.padEnd(42)} median ${median(values).toFixed(4)}   range ${Math.min(...values).toFixed(4)}–${Math.max(...values).toFixed(4)}   ${verdict}`);
+  };
+  ratio('previous', 'off', 'off/previous by instructions (prev/off)', 0.98);
+  ratio('off', 'on', 'on/off by instructions (off/on)', 0.85);
+  ratio('off', 'sampled', 'on 10 %/off by instructions (off/10 %)', 0.85);
+  lines.push(`Load average (1 min) during the rounds: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} (instruction counts do not depend on it); ${new Date().toISOString()}`, '');
+  process.stdout.write(lines.join('\n'));
 }
 
 main().catch((err) => {

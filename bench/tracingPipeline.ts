@@ -120,7 +120,9 @@ async function parent() {
       const out = await new Promise<string>((resolve, reject) => {
         // BENCH_ROOT=<dir>: this variant's code is another checkout's (with this file copied into it).
         const script = v.env.BENCH_ROOT ? path.join(v.env.BENCH_ROOT, 'bench', 'tracingPipeline.ts') : __filename;
-        const c = spawn(process.execPath, ['--require', 'tsx/cjs', script, '--child', `--requests=${requests}`], {
+        // BENCH_CPU_PROF=<dir>: each child writes a V8 CPU profile there (where a variant's time goes).
+        const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${v.name}-${r + 1}.cpuprofile`] : [];
+        const c = spawn(process.execPath, [...prof, '--require', 'tsx/cjs', script, '--child', `--requests=${requests}`], {
           env: { ...process.env, ...noOtel, ...v.env },
           stdio: ['ignore', 'pipe', 'inherit'],
         });

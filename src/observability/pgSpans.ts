@@ -27,9 +27,9 @@ interface PgClientLike {
   connectionParameters?: { host?: string; port?: number; database?: string };
 }
 
-const SCOPE = 'enrich/pg';
+export const PG_SCOPE = 'enrich/pg';
 
-export function instrumentPg(api: Api, tracer: Tracer = api.trace.getTracer(SCOPE)): () => void {
+export function instrumentPg(api: Api, tracer: Tracer = api.trace.getTracer(PG_SCOPE)): () => void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const pg = require('pg') as { Client: { prototype: { query: (...args: unknown[]) => unknown } } };
   const proto = pg.Client.prototype;

@@ -9,13 +9,14 @@
  * the CLI calls it at the top of `enrich serve` and `enrich worker`, before loading the server.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Span, SpanOptions } from '@opentelemetry/api';
+import type { Span, SpanOptions, Tracer } from '@opentelemetry/api';
 
 /** The part of @opentelemetry/api used here, present only while tracing runs. */
 type Api = typeof import('@opentelemetry/api');
 
 let api: Api | undefined;
-let tracerName = 'enrich';
+/** The service's tracer, looked up once (the API's lookup builds a key and goes through a proxy). */
+let tracer: Tracer | undefined;
 
 export interface TracingHandle {
   /** Flushes the spans still queued and stops the exporter (at shutdown). */
@@ -50,7 +51,7 @@ export function startTracing(env: NodeJS.ProcessEnv, serviceName = 'enrich'): Tr
   started = otel.startSdk(env, serviceName);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   api = require('@opentelemetry/api') as Api;
-  tracerName = serviceName;
+  tracer = api.trace.getTracer(serviceName);
   return started;
 }
 
@@ -114,9 +115,7 @@ export function traceServerRequest<T>(method: string, headers: IncomingHttpHeade
   if (!api) return fn();
   const a = api;
   const parent = a.propagation.extract(a.ROOT_CONTEXT, headers);
-  const span = a.trace
-    .getTracer(tracerName)
-    .startSpan(method, { kind: a.SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
+  const span = tracer!.startSpan(method, { kind: a.SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
   // A trace this request starts and the sampler left out (OTEL_TRACES_SAMPLER=traceidratio and
   // friends): nothing of it would be exported, so it runs outside any trace context, and the pg and
   // undici instrumentations stop at their first check (no parent span) instead of building
@@ -141,7 +140,7 @@ export function inSpan<T>(name: string, attributes: SpanAttributes, fn: (span: S
   const a = api;
   const spanOptions: SpanOptions = { attributes: definedOnly(attributes), root: options.root };
   const parent = options.root ? a.ROOT_CONTEXT : a.context.active();
-  const span = a.trace.getTracer(tracerName).startSpan(name, spanOptions, parent);
+  const span = tracer!.startSpan(name, spanOptions, parent);
   // A new trace the sampler left out (a refresh round, a delivery attempt): run outside any trace
   // context, as traceServerRequest does, so its statements and calls cost no span work either.
   if (!span.isRecording() && !a.trace.getSpan(parent)) return fn(undefined);
