@@ -4,6 +4,7 @@
  * field by field, so a difference in behaviour, or an SDK upgrade that moves the Tracer's internals
  * the lean one reads, fails here.
  */
+import { createHash } from 'node:crypto';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { AlwaysOffSampler, InMemorySpanExporter, SimpleSpanProcessor, TraceIdRatioBasedSampler, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
@@ -114,7 +115,9 @@ describe('LeanTracer', () => {
     expect(off.lean).toHaveLength(0);
     expect(off.sdk).toHaveLength(0);
     // A ratio sampler decides by trace id: children of the same parents get the same decisions.
-    const parents = Array.from({ length: 200 }, (_, i) => ({ traceId: i.toString(16).padStart(2, '0').repeat(16), spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.NONE }));
+    // Fixed but varied ids: the ratio sampler XORs the id's 8-hex-digit words, so a repeated pattern
+    // would accumulate to 0 (always sampled), and an all-zero id is invalid (a random trace instead).
+    const parents = Array.from({ length: 200 }, (_, i) => ({ traceId: createHash('md5').update(`parent ${i}`).digest('hex'), spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.NONE }));
     const ratio = run({ sampler: new TraceIdRatioBasedSampler(0.3) }, (tracer) => {
       for (const p of parents) tracer.startSpan('child', {}, trace.setSpanContext(ROOT_CONTEXT, p)).end();
     });
