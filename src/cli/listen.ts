@@ -203,7 +203,14 @@ async function persist<T>(o: ListenOptions, io: CliIo, signal: AbortSignal, what
   }
 }
 
-function feedQuery(o: ListenOptions, params: URLSearchParams): string {
+/**
+ * The feed's path for one poll. The page's params are copied, never changed: a poll retried after a
+ * failure calls this again with the same params, and appending the event filters to them each time
+ * grew the query past the contract's 10 `event` values (a 400 that ended listen after a server
+ * restart longer than ten retries).
+ */
+export function feedQuery(o: Pick<ListenOptions, 'monitor' | 'events'>, page: URLSearchParams): string {
+  const params = new URLSearchParams(page);
   if (o.monitor) params.set('monitor_id', o.monitor);
   for (const e of o.events ?? []) params.append('event', e);
   params.set('per_page', '100');
