@@ -99,7 +99,6 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
           const { data, ...rest } = body;
           const envelope = { quotas: serializeQuotas(quotas), metadata: { request_id: requestId, execution_ms: executionMs } };
           if (data instanceof RawJson) writeAnswer(ctx, spliceData(data, { ...rest, ...envelope }));
-          // Stored records deeper in the body (bulk results): serialized with each one spliced in.
           // Stored records deeper in the body (bulk results): each one written in place as it was read,
           // the body never joined into one string (rawJson.ts toJsonBytes).
           else if (containsRawJson(body)) writeAnswer(ctx, toJsonBytes({ ...body, ...envelope }));
