@@ -7,9 +7,8 @@
  * REFRESH_IN_PROCESS, WEBHOOK_DELIVERY_IN_PROCESS and JOB_WORKER_IN_PROCESS off.
  * Uses the bench database (BENCH_DATABASE), migrated; no lake needed.
  */
-import os from 'node:os';
 import { createKnex, migrateLatest } from '../src/db/knex';
-import { benchDatabaseUrl, cpuMicros, flagArg, intArg, median, startServerProcess, stringArg, type Server } from './lib';
+import { benchDatabaseUrl, cpuMicros, flagArg, intArg, median, startServerProcess, stringArg, type Server, loadAverageLine, loadAverages } from './lib';
 
 async function spells(server: Server, count: number, seconds: number): Promise<number[]> {
   const rates: number[] = [];
@@ -26,7 +25,7 @@ async function main() {
   const count = intArg('spells', 6);
   const seconds = intArg('seconds', 10);
   const base = stringArg('base');
-  const loadAtStart = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const loadAtStart = loadAverages();
   const db = await benchDatabaseUrl();
   const knex = createKnex(db.url);
   try {
@@ -56,7 +55,7 @@ async function main() {
       `Idle enrich serve${flagArg('no-workers') ? ' (workers off)' : ''}: CPU per second over ${count} spells of ${seconds} s after listening`,
       row('full', 'full stack'),
       ...(base ? [row('before', `before (${base})`), `after/before ${(median(results.full!) / median(results.before!)).toFixed(2)}`] : []),
-      `Load average at the start: ${loadAtStart}; at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores); ${new Date().toISOString()}`,
+      loadAverageLine(loadAtStart),
       '',
     ].join('\n'),
   );

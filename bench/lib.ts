@@ -1,5 +1,6 @@
 /** Shared benchmark plumbing: servers in child processes, autocannon rounds, medians. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
@@ -329,4 +330,14 @@ export async function lakeNameKeys(url: string): Promise<Set<string>> {
   } finally {
     await client.end();
   }
+}
+
+/** The machine's 1-, 5- and 15-minute load averages, as the benches print them. */
+export function loadAverages(): string {
+  return os.loadavg().map((l) => l.toFixed(2)).join(' ');
+}
+
+/** A bench's closing line: the load at its start and at its end, the cores, the time. */
+export function loadAverageLine(atStart: string): string {
+  return `Load average at the start: ${atStart}; at the end: ${loadAverages()} (${os.cpus().length} cores); ${new Date().toISOString()}`;
 }

@@ -20,11 +20,10 @@
  * node_modules link): that checkout's full stack runs in the same alternating rounds as `full
  * before`, so a change is measured before/after in one run, next to the same anchor.
  */
-import os from 'node:os';
 import type autocannon from 'autocannon';
 import { createKnex, migrateLatest } from '../src/db/knex';
 import { createWorkspace } from '../src/domain/workspaces/admin';
-import { benchDatabaseUrl, ensureLake, idleCpuMicrosPerSecond, intArg, measure, measureServer, median, postgresSettingsLine, startServerProcess, stringArg, type Round, type Server } from './lib';
+import { benchDatabaseUrl, ensureLake, idleCpuMicrosPerSecond, intArg, measure, measureServer, median, postgresSettingsLine, startServerProcess, stringArg, type Round, type Server, loadAverageLine, loadAverages } from './lib';
 
 async function main() {
   const persons = intArg('persons', 1_000_000);
@@ -34,7 +33,7 @@ async function main() {
   const connections = intArg('connections', 32);
   const base = stringArg('base');
 
-  const loadAtStart = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const loadAtStart = loadAverages();
   const db = await benchDatabaseUrl();
   const knex = createKnex(db.url);
   let usernames: string[];
@@ -127,7 +126,7 @@ async function main() {
             ratioLine('full/before CPU per request', ratios(results.full!, results.before!, (x) => x.cpuPerRequestMicros), 2, 'the change'),
           ]
         : []),
-      `Load average at the start: ${loadAtStart}; at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores); ${new Date().toISOString()}`,
+      loadAverageLine(loadAtStart),
       '',
     ].join('\n'),
   );

@@ -8,8 +8,7 @@
  * Options: --rounds=5 --seconds=5 --connections=32, and --base=<another checkout's directory>: its
  * full stack runs in the same rounds as `full before` (before/after in one run).
  */
-import os from 'node:os';
-import { idleCpuMicrosPerSecond, intArg, measure, measureServer, median, startServerProcess, stringArg, type Round, type Server } from './lib';
+import { idleCpuMicrosPerSecond, intArg, measure, measureServer, median, startServerProcess, stringArg, type Round, type Server, loadAverageLine, loadAverages } from './lib';
 
 type Measured = Round & { cpuPerRequestMicros: number; netCpuPerRequestMicros: number };
 
@@ -18,7 +17,7 @@ async function main() {
   const seconds = intArg('seconds', 5);
   const connections = intArg('connections', 32);
   const base = stringArg('base');
-  const loadAtStart = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const loadAtStart = loadAverages();
   const servers: Record<string, Server> = {
     full: await startServerProcess('fullStack.ts'),
     bare: await startServerProcess('bareHealth.ts'),
@@ -71,7 +70,7 @@ async function main() {
           ]
         : []),
       `CPU while idle (background loops): ${idleLine}`,
-      `Load average at the start: ${loadAtStart}; at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores); ${new Date().toISOString()}`,
+      loadAverageLine(loadAtStart),
       '',
     ].join('\n'),
   );
