@@ -25,6 +25,12 @@ export interface RequestState {
    * length for an object the edge replaces with text.
    */
   answer?: Record<string, unknown>;
+  /**
+   * The handler's own headers (an ETag) for that JSON body, kept with it: the edge writes them with
+   * its own in one `writeHead` (edge.ts `writeAnswer`), or sets them on the response for any other
+   * answer.
+   */
+  headers?: Record<string, string>;
 }
 
 export type AppContext = ParameterizedContext<RequestState>;

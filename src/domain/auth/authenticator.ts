@@ -74,6 +74,8 @@ export interface AuthenticatorOptions {
 export class Authenticator {
   private readonly verified: LRUCache<string, Principal> | undefined;
   private readonly unknown: LRUCache<string, true> | undefined;
+  /** Per connection, the Authorization header last verified on it (cachedOnConnection). */
+  private readonly byConnection = new WeakMap<object, { header: string; cacheKey: string; principal: Principal }>();
   private subscription: AuthChangeSubscription | undefined;
   private degraded = false;
   /** Whether a key of the format before checksums may still be valid (true until known otherwise). */
@@ -176,6 +178,28 @@ export class Authenticator {
     return principal && !expired(principal) ? principal : undefined;
   }
 
+  /**
+   * The principal of the key a connection's last request was verified with, when this request
+   * sends the same Authorization header (a keep-alive client sends one key on every request): no
+   * parsing and no digest of the key. The answer is the verified cache's entry, read again under the
+   * digest it was stored with: a key revoked, changed, expired or past its TTL there is refused here
+   * too, at the same moment (the memo holds no principal of its own). The header text is held only
+   * while the connection that sent it is open (a WeakMap on the socket; its own request headers hold
+   * the same text), and is compared in constant time for its length: behind a proxy that sends many
+   * clients' requests over one connection, the memo only misses.
+   */
+  cachedOnConnection(connection: object, header: string): Principal | undefined {
+    const memo = this.byConnection.get(connection);
+    if (memo === undefined || !sameText(memo.header, header)) return undefined;
+    const principal = this.verified?.get(memo.cacheKey);
+    return principal !== undefined && principal === memo.principal && !expired(principal) ? principal : undefined;
+  }
+
+  /** Remembers on the connection the key its request was just verified with (cachedOnConnection). */
+  rememberOnConnection(connection: object, header: string, presented: PresentedKey, principal: Principal): void {
+    if (this.verified) this.byConnection.set(connection, { header, cacheKey: presented.cacheKey, principal });
+  }
+
   /** Throws API_KEY_INVALID for a missing, malformed, unknown, revoked or expired key. */
   async authenticate(key: string | undefined | PresentedKey): Promise<Principal> {
     const presented = typeof key === 'object' ? key : this.presented(key);
@@ -205,6 +229,14 @@ export class Authenticator {
     // itself free of early exits on attacker-controlled bytes.
     return row && hashesEqual(row.key_hash, hash) && !row.revoked_at ? toPrincipal(row) : null;
   }
+}
+
+/** Whether two strings are equal, without an early exit on the first differing character. */
+function sameText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
 }
 
 function expired(p: Principal, now = Date.now()): boolean {

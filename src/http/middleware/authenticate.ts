@@ -31,12 +31,22 @@ export function authenticate(deps: AuthenticateDeps): Step {
         fromSession ? admit(ctx, fromSession, rules, deps) : verify(ctx, header, deps).then((p) => admit(ctx, p, rules, deps)),
       );
     }
+    // The key this connection's last request was verified with, sent again: no digest, no query.
+    const connection = ctx.req.socket;
+    const known = header && deps.authenticator.cachedOnConnection(connection, header);
+    if (known) return admit(ctx, known, rules, deps);
     // The key's digest, computed once: for the cache here and, on a miss, for the lookup.
     const presented = deps.authenticator.presented(header);
     // A key verified recently: no query, no promise.
     const cached = presented && deps.authenticator.cached(presented);
-    if (cached) return admit(ctx, cached, rules, deps);
-    return verify(ctx, presented, deps).then((p) => admit(ctx, p, rules, deps));
+    if (cached) {
+      deps.authenticator.rememberOnConnection(connection, header!, presented, cached);
+      return admit(ctx, cached, rules, deps);
+    }
+    return verify(ctx, presented, deps).then((p) => {
+      if (header && presented) deps.authenticator.rememberOnConnection(connection, header, presented, p);
+      return admit(ctx, p, rules, deps);
+    });
   };
 }
 

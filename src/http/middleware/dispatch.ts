@@ -174,14 +174,15 @@ export function dispatch(api: OpenAPIBackend, handlers: OperationHandlers): Step
 
 function answer(ctx: AppContext, result: HandlerResult): void {
   ctx.status = result.status ?? 200;
-  // String values set on the node response directly (Koa's ctx.set would only check and convert them).
-  if (result.headers) for (const name in result.headers) ctx.res.setHeader(name, result.headers[name]!);
-  // A JSON body waits for the edge, which writes it in its envelope (state.ts `answer`); anything
-  // else (a stream of a list job's results) is Koa's body.
+  // A JSON body waits for the edge, which writes it in its envelope with its Content-Type and the
+  // handler's headers (state.ts `answer`, `headers`); anything else (a stream of a list job's
+  // results) is Koa's body, its headers set on the node response directly (Koa's ctx.set would only
+  // check and convert string values).
   if (Object.getPrototypeOf(result.body) === Object.prototype) {
-    ctx.res.setHeader('Content-Type', JSON_TYPE);
+    ctx.state.headers = result.headers;
     ctx.state.answer = result.body as Record<string, unknown>;
-  } else ctx.body = result.body;
+  } else {
+    if (result.headers) for (const name in result.headers) ctx.res.setHeader(name, result.headers[name]!);
+    ctx.body = result.body;
+  }
 }
-
-const JSON_TYPE = 'application/json; charset=utf-8';

@@ -5,7 +5,8 @@
  * request's metrics, counts it for the workspace's usage, writes the access log line and names the
  * trace's server span (one frame for all of it).
  */
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+import type http from 'node:http';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../logger';
 import { classifyDatabaseError } from '../../db/errors';
@@ -45,10 +46,11 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
     ctx.state.startedAt = startedAt;
     ctx.state.requestId = requestId;
     const res = ctx.res;
-    // Headers set on the node response directly: Koa's ctx.set would only check and convert them.
-    res.setHeader('x-request-id', requestId);
     // Answers carry personal data and per-caller quotas: no cache may keep or share them.
-    if (ctx.path.startsWith(API_ROOT)) res.setHeader('Cache-Control', 'no-store, private');
+    const noStore = ctx.path.startsWith(API_ROOT);
+    // The request id and Cache-Control are written with the answer (writeAnswer: one writeHead with
+    // every header) or, for any other answer, set on the response below before Koa sends it.
+    let answered = false;
     try {
       try {
         await next();
@@ -71,6 +73,7 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
       if (ctx.status >= 500 && ctx.state.granted) await limits.giveBack(ctx);
       // A handler's JSON body waits in state.answer (dispatch.ts); anything else is Koa's body.
       const body = ctx.state.answer ?? ctx.body;
+      if (ctx.state.answer === undefined) ctx.state.headers = undefined;
       if (body instanceof Stream) {
         // A streamed answer (a list job's results): the rate-limit headers, no envelope.
         const quotas = await limits.quotasFor(ctx);
@@ -79,35 +82,44 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
       } else if (!ctx.state.raw && isPlainObject(body)) {
         const quotas = await limits.quotasFor(ctx);
         const now = Date.now();
-        res.setHeader('RateLimit-Policy', rateLimitPolicy(quotas, windowSeconds));
-        res.setHeader('RateLimit', rateLimitRemaining(quotas, now));
+        // Every header of the answer in one list, written once (writeAnswer); the body is written
+        // here as JSON text with its Content-Type, so neither Koa's type lookup (mime-types) nor its
+        // own JSON.stringify runs; the bytes are the same.
+        const headers: Headers = ['x-request-id', requestId];
+        if (noStore) headers.push('Cache-Control', 'no-store, private');
+        headers.push('RateLimit-Policy', rateLimitPolicy(quotas, windowSeconds), 'RateLimit', rateLimitRemaining(quotas, now), 'Content-Type', JSON_TYPE);
+        const own = ctx.state.headers;
+        if (own) for (const name in own) headers.push(name, own[name]!);
         const executionMs = Number((process.hrtime.bigint() - startedAt) / 1_000_000n);
-        // The body is written here as JSON text with its Content-Type set first, so neither Koa's
-        // type lookup (mime-types) nor its own JSON.stringify runs; the bytes are the same.
-        res.setHeader('Content-Type', JSON_TYPE);
         // (The request id is `req_` and hex digits: nothing in it needs escaping.)
         const envelopeJson = `"quotas":${quotasJson(quotas)},"metadata":{"request_id":"${requestId}","execution_ms":${executionMs}}}`;
+        answered = true;
         if (body.data instanceof RawJson && hasOnlyData(body)) {
           // The single-record answer (lookups): its envelope written directly, the record spliced in.
-          writeAnswer(ctx, `{"data":${body.data.text},${envelopeJson}`);
+          writeAnswer(ctx, headers, `{"data":${body.data.text},${envelopeJson}`);
         } else if (!(body.data instanceof RawJson) && isSimpleBody(body) && !containsRawJson(body)) {
           // JSON.stringify({ ...body, quotas, metadata }) without the copy: the body's own text,
           // the envelope's members appended.
           const text = JSON.stringify(body);
-          writeAnswer(ctx, text === '{}' ? `{${envelopeJson}` : `${text.slice(0, -1)},${envelopeJson}`);
+          writeAnswer(ctx, headers, text === '{}' ? `{${envelopeJson}` : `${text.slice(0, -1)},${envelopeJson}`);
         } else {
           const { data, ...rest } = body;
           const envelope = { quotas: serializeQuotas(quotas), metadata: { request_id: requestId, execution_ms: executionMs } };
-          if (data instanceof RawJson) writeAnswer(ctx, spliceData(data, { ...rest, ...envelope }));
+          if (data instanceof RawJson) writeAnswer(ctx, headers, spliceData(data, { ...rest, ...envelope }));
           // Stored records deeper in the body (bulk results): each one written in place as it was read,
           // the body never joined into one string (rawJson.ts toJsonBytes).
-          else if (containsRawJson(body)) writeAnswer(ctx, toJsonBytes({ ...body, ...envelope }));
-          else writeAnswer(ctx, JSON.stringify({ ...body, ...envelope }));
+          else if (containsRawJson(body)) writeAnswer(ctx, headers, toJsonBytes({ ...body, ...envelope }));
+          else writeAnswer(ctx, headers, JSON.stringify({ ...body, ...envelope }));
         }
       }
+      if (!answered) setIdentityHeaders(ctx, requestId, noStore);
       if (!accessLog && logger.isLevelEnabled('debug')) {
         logger.debug({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status }, 'request');
       }
+    } catch (err) {
+      // Failed past the one error path (the limiter's store): Koa answers it, with the request id.
+      if (!answered) setIdentityHeaders(ctx, requestId, noStore);
+      throw err;
     } finally {
       requestCounter?.countAnswer(ctx);
       metrics?.observeRequest(ctx, startedAt);
@@ -129,23 +141,47 @@ export function edge(deps: EdgeDeps): Middleware<RequestState> {
 /** Statuses whose answers carry no body (Koa's `statuses.empty`). */
 const BODILESS = new Set([204, 205, 304]);
 
+/** Header names and values, alternating (the form `writeHead` takes without building an object). */
+type Headers = (string | number)[];
+
 /**
- * Writes an enveloped JSON answer (its Content-Type already set) to the socket and tells Koa the
- * answer is given (`ctx.respond = false`, leanKoa.ts): Koa's body setter and respond() would only
- * work out again its type and length. HEAD, the bodiless statuses (a 304 of the lookups) and a
+ * The request id on every answer, and Cache-Control on the API's, for the answers Koa sends
+ * (errors past the envelope, streams, the non-contract routes, HEAD and 304), with the handler's
+ * own headers of a JSON body: set on the node response directly (Koa's ctx.set would only check
+ * and convert them).
+ */
+function setIdentityHeaders(ctx: Parameters<Middleware<RequestState>>[0], requestId: string, noStore: boolean): void {
+  const res = ctx.res;
+  if (res.headersSent) return;
+  res.setHeader('x-request-id', requestId);
+  if (noStore) res.setHeader('Cache-Control', 'no-store, private');
+  const own = ctx.state.headers;
+  if (own) for (const name in own) res.setHeader(name, own[name]!);
+}
+
+/**
+ * Writes an enveloped JSON answer to the socket and tells Koa the answer is given (`ctx.respond =
+ * false`, leanKoa.ts): Koa's body setter and respond() would only work out again its type and
+ * length. Its headers (`headers`, Content-Length added here) go out in one `writeHead`: when
+ * nothing else set one on the response, Node writes the list as it is, without a `setHeader` per
+ * header (each a name check, a lower-cased copy and a slot in the response's header object, read
+ * back to build the header block). HEAD, the bodiless statuses (a 304 of the lookups) and a
  * response that can no longer be written go through Koa's body setter and respond() as before,
  * which send the headers without the body.
  */
-function writeAnswer(ctx: Parameters<Middleware<RequestState>>[0], text: string | Buffer): void {
+function writeAnswer(ctx: Parameters<Middleware<RequestState>>[0], headers: Headers, text: string | Buffer): void {
   ctx.state.answer = undefined;
+  const res = ctx.res;
   if (ctx.method === 'HEAD' || BODILESS.has(ctx.status) || !ctx.response.writable) {
+    for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i] as string, headers[i + 1]!);
     // As text, so the body setter keeps its JSON type (a Buffer would be answered as binary).
     ctx.body = typeof text === 'string' ? text : text.toString('utf8');
     return;
   }
-  const res = ctx.res;
-  res.setHeader('Content-Length', Buffer.byteLength(text));
+  headers.push('Content-Length', Buffer.byteLength(text));
   ctx.respond = false;
+  // Headers set earlier on the response (a handler's own, error headers) are kept: writeHead merges.
+  res.writeHead(res.statusCode, headers as unknown as http.OutgoingHttpHeaders);
   res.end(text);
 }
 
@@ -200,11 +236,22 @@ function jsonNumber(n: number): string {
   return Number.isFinite(n) ? String(n) : 'null';
 }
 
-/** `req_` and 32 hex digits: a random UUID without its dashes (randomUUID draws from a cached entropy pool). */
+/**
+ * `req_` and 32 hex digits (16 random bytes). The bytes come from a pool filled by the system's
+ * CSPRNG 256 ids at a time, as randomUUID's own cached pool does; each id is one hex slice of it,
+ * without a UUID's formatting and the five slices that took its dashes out.
+ */
 export function newRequestId(): string {
-  const u = randomUUID();
-  return `req_${u.slice(0, 8)}${u.slice(9, 13)}${u.slice(14, 18)}${u.slice(19, 23)}${u.slice(24)}`;
+  if (idOffset === ID_POOL.length) {
+    randomFillSync(ID_POOL);
+    idOffset = 0;
+  }
+  const start = idOffset;
+  idOffset += 16;
+  return `req_${ID_POOL.toString('hex', start, idOffset)}`;
 }
+const ID_POOL = Buffer.alloc(16 * 256);
+let idOffset = ID_POOL.length;
 
 /** A body whose own members the envelope can follow as text: no `quotas` or `metadata` of its own to replace, no toJSON. */
 function isSimpleBody(body: Record<string, unknown>): boolean {
