@@ -4,13 +4,14 @@
  */
 import type { Knex } from 'knex';
 import { preparedQuery } from '../knex';
-import { dropIdentifiers, identifiersOf, idsByIdentifier, replaceIdentifiers } from './lakeIdentifiers';
+import { dropIdentifiers, identifiersOf, idsByIdentifier, knownIdentifierTable, replaceIdentifiers } from './lakeIdentifiers';
 import { lockKeysThenRead } from './locks';
 import { arrayLiteral } from '../literals';
 import { suppressedDigestsRead } from './suppressions';
 import { deleteRecord, RECORD_COLUMNS, served, touchRecords, type TouchRow } from './lakeTables';
 import { connectionOf, SHARD_STAGED_INPUT, stagedInput, stageOnShards, unstageOnShards } from './staging';
 import type { PersonRecord } from '../../model/records';
+import { servedText } from '../../model/recordText';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { copyChunks } from './copyChunks';
@@ -40,12 +41,17 @@ export async function findPersonRecord(db: Knex, by: PersonKeyColumn, key: strin
 }
 
 /** The stored record as JSON text, for responses that pass it through unparsed. */
-export async function findPersonJson(db: Knex, by: PersonKeyColumn, key: string): Promise<string | undefined> {
-  const at = await routed(db, by, key);
-  if (!at) return undefined;
-  const { column, value } = at;
-  const rows = await preparedQuery<{ record: string; fetched_at_text: string | null }>(db, JSON_BY[column].name, JSON_BY[column].text, [value]);
-  return rows[0] && served(rows[0]).record;
+export function findPersonJson(db: Knex, by: PersonKeyColumn, key: string): Promise<string | undefined> {
+  // A single PostgreSQL, once known (or a lookup by id): the column itself, without routed()'s awaits.
+  if (by === 'id' || knownIdentifierTable(db) === false) return jsonByColumn(db, by, key);
+  return routed(db, by, key).then((at) => (at ? jsonByColumn(db, at.column, at.value) : undefined));
+}
+
+function jsonByColumn(db: Knex, column: PersonKeyColumn, value: string): Promise<string | undefined> {
+  return preparedQuery<{ record: string; fetched_at_text: string | null }>(db, JSON_BY[column].name, JSON_BY[column].text, [value]).then(
+    // served(row).record, without the copy of the row it makes.
+    (rows) => rows[0] && servedText(rows[0].record, rows[0].fetched_at_text),
+  );
 }
 
 /** The statement of findPersonJson per column, written once. */
