@@ -9,7 +9,9 @@
  * /api/v1/person/realtime; for example BENCH_DATABASE=enrich_bench_realtime with --live=20000,1000).
  * --traced: the server is bench/servers/fullStackTraced.ts exporting every span (OTLP http/protobuf)
  * to a local receiver started here (what tracing on costs, issue 36); --sampler=<OTEL_TRACES_SAMPLER>
- * and --sampler-arg=<OTEL_TRACES_SAMPLER_ARG> set the sampler.
+ * and --sampler-arg=<OTEL_TRACES_SAMPLER_ARG> set the sampler. --server=<file in bench/servers> profiles
+ * another server the same way (fastifyPersonLookup.ts: the anchor's own profile for the same
+ * request; bareHealth.ts for /api/v1/health).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
@@ -63,7 +65,7 @@ async function main() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'enrich-profile-'));
   const child = spawn(
     process.execPath,
-    ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--require', 'tsx/cjs', path.join(__dirname, 'servers', traced ? 'fullStackTraced.ts' : 'fullStack.ts')],
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--require', 'tsx/cjs', path.join(__dirname, 'servers', stringArg('server') ?? (traced ? 'fullStackTraced.ts' : 'fullStack.ts'))],
     { env: { ...process.env, ...otelEnv, DATABASE_URL: db.url, ...(sim ? { LIVE_SOURCE_URL: sim.protocolUrl, REFRESH_IN_PROCESS: '0' } : {}) }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const url = await new Promise<string>((resolve, reject) => {
