@@ -32,12 +32,12 @@ import { createKnex, migrateLatest, type Knex } from '../src/db/knex';
 import { createWorkspace } from '../src/domain/workspaces/admin';
 import { createWorld, type World } from '../src/world';
 import {
-  COMPANY_NOISE, PERSON_NOISE, generateCompanyMatchQueries, generateMatchQueries, parseMix,
+  COMPANY_NOISE, PERSON_NOISE, generateCompanyMatchQueries, generateMatchQueries, labelAmbiguousPersons, parseMix, rivalKeysOf,
   type LabelledQuery,
 } from '../src/world/matchQueries';
-import { defaultLakeBuild, ensureMatchLake, loadedOf, type LakeBuild } from './matchLake';
+import { defaultLakeBuild, ensureMatchLake, lakeNamesAndRivals, loadedOf, type LakeBuild } from './matchLake';
 import pg from 'pg';
-import { benchDatabaseUrl, lakeNameKeys, AS_OF, cpuMicros, flagArg, intArg, percentile, postgresSettingsLine, startServerProcess, stringArg, SEED } from './lib';
+import { benchDatabaseUrl, AS_OF, cpuMicros, flagArg, intArg, percentile, postgresSettingsLine, startServerProcess, stringArg, SEED } from './lib';
 import { CONFIDENT, TABLE_HEADER, figures, figuresBy, tableRow, type Figures, type Outcome } from './matchMetrics';
 
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -206,8 +206,13 @@ async function main(): Promise<void> {
 
     const loaded = loadedOf(persons);
     let started = Date.now();
-    const names = await lakeNameKeys(db.url);
-    const personQueries = generateMatchQueries(world, { seed, count, mix, loadedPersons: loaded, isTakenName: (n) => names.has(n) });
+    // The queries made from a person do not depend on isTakenName (only the absent ones do): a first
+    // draw without it says whose rivals to read.
+    const wanted = rivalKeysOf(world, generateMatchQueries(world, { seed, count, mix, loadedPersons: loaded }));
+    const { names, rivals } = await lakeNamesAndRivals(db.url, wanted);
+    const personQueries = labelAmbiguousPersons(
+      world, generateMatchQueries(world, { seed, count, mix, loadedPersons: loaded, isTakenName: (n) => names.has(n) }), (k) => rivals.get(k) ?? [],
+    );
     const companyQueries = generateCompanyMatchQueries(world, { seed, count: companyCount, mix: companyMix });
     process.stderr.write(`${personQueries.length} person and ${companyQueries.length} company queries made in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 
@@ -270,6 +275,9 @@ async function main(): Promise<void> {
       ].join('\n') + '\n',
     );
     const personGroups = printTable(`Person match (${person.outcomes.length} queries)`, person.outcomes, groupOfPerson);
+    const madeAs = new Map<string, number>();
+    for (const q of personQueries) if (q.madeAs !== undefined) madeAs.set(q.madeAs, (madeAs.get(q.madeAs) ?? 0) + 1);
+    process.stdout.write(`ambiguous_rival (another loaded person fits the query as well), made as: ${[...madeAs].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}\n`);
     printTable(`Company match (${company.outcomes.length} queries)`, company.outcomes, groupOfCompany);
 
     const all = figures(person.outcomes);

@@ -5,7 +5,8 @@
  * `bench_match_lake` (size, seed, loaded count and a fingerprint of sample records: another version
  * of the generator rebuilds the lake, the same one reuses it).
  *
- * Two ways to build it, the same content (checked at 2,000 persons: test/integration/benchMatchLake):
+ * Two ways to build it, the same content (checked at 2,000 persons: the same table counts, and the same digests of every row but its
+ * ids and timestamps, in persons, positions, educations, refresh queue, companies and change log):
  * - `seed`: seedLake writes companies and persons through the lake's writer (150-200 persons/s
  *   on the loaded machine: 1.5 h at 1M);
  * - `import` (the default from 100,000 persons): companies by seedLake (the renames must go through
@@ -21,7 +22,9 @@ import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import { isMainThread, Worker, workerData } from 'node:worker_threads';
 import type { Knex } from 'knex';
-import { createWorld, type World } from '../src/world';
+import pg from 'pg';
+import { createWorld, type PersonResult, type World } from '../src/world';
+import { nameKey, rivalKey, rivalOf, type RivalPerson } from '../src/world/matchQueries';
 import { seedLake } from '../src/world/seed';
 import { importFile } from '../src/domain/lake/importer';
 import { recordValidator } from '../src/http/recordSchemas';
@@ -166,4 +169,38 @@ if (!isMainThread && workerData?.role === 'bench-match-persons') {
     process.stderr.write(`${(err as Error).stack ?? err}\n`);
     process.exit(1);
   });
+}
+
+/**
+ * One read of the lake's persons for the labels of the queries: every name key worn in the lake
+ * (nameKey: what `isTakenName` asks), and the loaded persons of the rival keys `wanted` (rivalKey:
+ * what labelAmbiguousPersons looks up), as RivalPerson from their stored records (the world's
+ * records as loaded: regenerating 980,000 persons would take a quarter of an hour at 1M).
+ */
+export async function lakeNamesAndRivals(url: string, wanted: ReadonlySet<string>): Promise<{ names: Set<string>; rivals: Map<string, RivalPerson[]> }> {
+  const client = new pg.Client({ connectionString: url, statement_timeout: 600_000, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string; f: string | null; l: string | null }>("select id, record->>'first_name' as f, record->>'last_name' as l from persons");
+    const names = new Set<string>();
+    const ids: string[] = [];
+    for (const r of rows) {
+      names.add(nameKey(r.f ?? '', r.l ?? ''));
+      if (wanted.has(rivalKey(r.l ?? ''))) ids.push(r.id);
+    }
+    const rivals = new Map<string, RivalPerson[]>();
+    for (let k = 0; k < ids.length; k += 5000) {
+      const { rows: records } = await client.query<{ record: PersonResult }>('select record from persons where id = any($1::uuid[])', [ids.slice(k, k + 5000)]);
+      for (const { record } of records) {
+        const key = rivalKey(record.last_name as string);
+        const list = rivals.get(key);
+        if (list === undefined) rivals.set(key, [rivalOf(record)]);
+        else list.push(rivalOf(record));
+      }
+    }
+    return { names, rivals };
+  } finally {
+    await client.end();
+  }
 }
