@@ -303,6 +303,12 @@ async function main(): Promise<void> {
       `  single match p95: ${p(person.latencies, 95)} ms (aim <= ${AIMS.singleP95Ms} ms at 1M): ${persons === 1_000_000 ? verdict(percentile(person.latencies, 95) <= AIMS.singleP95Ms) : 'not a verdict at this size'}`,
       `  bulk of 100 p95: ${p(bulkLatencies, 95)} ms (aim <= ${AIMS.bulkP95Ms} ms at 1M): ${persons === 1_000_000 ? verdict(percentile(bulkLatencies, 95) <= AIMS.bulkP95Ms) : 'not a verdict at this size'}`,
     ];
+    // The absent people answered, with what was answered (a few at most: each one is worth a look).
+    const falseMatches = person.outcomes.map((o, k) => ({ o, q: personQueries[k]! })).filter(({ o }) => o.expectedId === null && o.answeredId !== null);
+    if (falseMatches.length) {
+      lines.push('', 'Absent people answered (query -> answer, likelihood):');
+      for (const { o, q } of falseMatches.slice(0, 20)) lines.push(`  ${q.noise} ${JSON.stringify(q.query)} -> ${o.answeredId} ${o.likelihood}`);
+    }
     const errors = [...person.outcomes, ...company.outcomes].filter((o) => o.error !== undefined);
     if (errors.length) {
       lines.push('', `${errors.length} queries failed (not 200 nor 404 NO_MATCH), e.g. ${[...new Set(errors.map((e) => e.error))].slice(0, 5).join('; ')}`);

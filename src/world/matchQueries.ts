@@ -269,6 +269,27 @@ function fromPerson(c: PersonCtx, make: (p: PersonResult, index: number) => Pers
   return undefined;
 }
 
+/**
+ * The name keys a loaded person who fits (first, last) through a nickname wears: nameKey folds a
+ * nickname to its first formal name only, so "Alex Smith" (Alexander) and a stored "Alexandra
+ * Smith", or "Alexandra Li" and a stored "Alex Li", have two keys. Every given name
+ * that shares a formal name with `first` (the formal names and all their nicknames) gives its key.
+ */
+export function relatedNameKeys(first: string, last: string): Set<string> {
+  const given = normalizedName(givenName(first));
+  const formals = new Set([given, ...(FORMAL_OF.get(given) ?? []).map((f) => normalizedName(f))]);
+  const keys = new Set<string>();
+  for (const [formal, shorts] of Object.entries(NICKNAMES)) {
+    if (!formals.has(normalizedName(formal))) continue;
+    keys.add(nameKey(formal, last));
+    for (const short of shorts) keys.add(nameKey(short, last));
+  }
+  keys.add(nameKey(first, last));
+  return keys;
+}
+
+const isTaken = (c: PersonCtx, first: string, last: string) => c.isTakenName !== undefined && [...relatedNameKeys(first, last)].some((k) => c.isTakenName!(k));
+
 /** A made-up name for a person the lake does not hold: first and last name of two locales. */
 function absentName(c: PersonCtx): { first: string; last: string } {
   for (let attempt = 0; ; attempt++) {
@@ -276,7 +297,7 @@ function absentName(c: PersonCtx): { first: string; last: string } {
     const b = COUNTRIES[c.rng.int(COUNTRIES.length)] as Country;
     const first = c.stream.faker(a.locale).person.firstName();
     const last = c.stream.faker(b.locale).person.lastName();
-    if (attempt >= 50 || c.isTakenName === undefined || !c.isTakenName(nameKey(first, last))) return { first, last };
+    if (attempt >= 50 || !isTaken(c, first, last)) return { first, last };
   }
 }
 
@@ -420,7 +441,7 @@ const PERSON_MAKERS: Record<Exclude<PersonNoise, 'ambiguous_rival'>, PersonMaker
       // A namesake's twin may be in the lake: the query would fit a stored person as asked.
       if (world.isNamesake(index)) continue;
       const p = world.person(index);
-      if (c.isTakenName?.(nameKey(p.first_name as string, p.last_name as string))) continue;
+      if (isTaken(c, p.first_name as string, p.last_name as string)) continue;
       const query = withCompany(c, p.first_name as string, p.last_name as string, p.current_company);
       if (query) return { query, expectedId: null };
     }

@@ -2,7 +2,7 @@
 import { createWorld, type PersonResult } from '../../../src/world';
 import {
   COMPANY_NOISE, DEFAULT_PERSON_MIX, PERSON_NOISE, companyNameKey, generateCompanyMatchQueries, generateMatchQueries, labelAmbiguousPersons, nameFit, nameKey,
-  normalizedName, parseMix, rivalKey, rivalOf, stripAccents, typo, withoutLegalForm, type RivalPerson,
+  normalizedName, parseMix, relatedNameKeys, rivalKey, rivalOf, stripAccents, typo, withoutLegalForm, type RivalPerson,
 } from '../../../src/world/matchQueries';
 import { FORMAL_OF } from '../../../src/world/names';
 import { Rng } from '../../../src/world/random';
@@ -44,6 +44,8 @@ describe('generateMatchQueries', () => {
         expect(expectedId).toBeNull();
         // Nobody in the lake wears the name, nickname and middle name aside.
         if (query.first_name !== undefined) expect(lakeNames.has(nameKey(query.first_name, query.last_name as string))).toBe(false);
+        // Nor a name a nickname makes one with (Alex and a stored Alexandra: nameKey folds Alex to Alexander).
+        if (query.first_name !== undefined) expect([...relatedNameKeys(query.first_name, query.last_name as string)].filter((k) => lakeNames.has(k))).toEqual([]);
         else if (query.name !== undefined) expect(lakeNames.has(nameKey(query.name.split(' ')[0] as string, query.name.split(' ').slice(1).join(' ')))).toBe(false);
         continue;
       }
@@ -75,6 +77,8 @@ describe('generateMatchQueries', () => {
     expect(withoutLegalForm('Müller GmbH & Co. KG')).toBe('Müller');
     expect(nameKey('Bob M.', 'Smith')).toBe(nameKey('Robert', 'Smith'));
     expect(nameKey('José', 'Núñez')).toBe('jose nunez');
+    expect(relatedNameKeys('Alex', 'Smith')).toEqual(new Set(['alexander smith', 'alexandra smith', 'alejandro smith']));
+    expect(relatedNameKeys('Alexandra', 'Smith')).toContain(nameKey('Alex', 'Smith'));
   });
 });
 
