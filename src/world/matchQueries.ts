@@ -269,6 +269,15 @@ function fromPerson(c: PersonCtx, make: (p: PersonResult, index: number) => Pers
   return undefined;
 }
 
+/** Whether two words are one insertion, deletion or substitution apart. */
+function oneEditApart(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1 || a === b) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1);
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
 /**
  * The name keys a loaded person who fits (first, last) through a nickname wears: nameKey folds a
  * nickname to its first formal name only, so "Alex Smith" (Alexander) and a stored "Alexandra
@@ -280,7 +289,9 @@ export function relatedNameKeys(first: string, last: string): Set<string> {
   const formals = new Set([given, ...(FORMAL_OF.get(given) ?? []).map((f) => normalizedName(f))]);
   const keys = new Set<string>();
   for (const [formal, shorts] of Object.entries(NICKNAMES)) {
-    if (!formals.has(normalizedName(formal))) continue;
+    // A formal name, or one spelled a letter apart (Abbigail, Abigail's: a stored Abby fits it).
+    const f = normalizedName(formal);
+    if (!formals.has(f) && !(given.length >= 5 && oneEditApart(given, f))) continue;
     keys.add(nameKey(formal, last));
     for (const short of shorts) keys.add(nameKey(short, last));
   }

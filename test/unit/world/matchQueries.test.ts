@@ -79,6 +79,9 @@ describe('generateMatchQueries', () => {
     expect(nameKey('José', 'Núñez')).toBe('jose nunez');
     expect(relatedNameKeys('Alex', 'Smith')).toEqual(new Set(['alexander smith', 'alexandra smith', 'alejandro smith']));
     expect(relatedNameKeys('Alexandra', 'Smith')).toContain(nameKey('Alex', 'Smith'));
+    // A formal name spelled a letter apart: a stored Abby fits an Abbigail.
+    expect(relatedNameKeys('Abbigail', 'Luettgen')).toContain(nameKey('Abby', 'Luettgen'));
+    expect(relatedNameKeys('Abbigail', 'Luettgen')).not.toContain(nameKey('Alex', 'Luettgen'));
   });
 });
 
