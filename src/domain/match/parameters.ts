@@ -50,9 +50,9 @@ export const PRIORS: MatchParameters = {
 export const PARAMETERS: MatchParameters = {
   "fitted": {
     "seed": 101,
-    "queries": 1200,
+    "queries": 5200,
     "mix": "default (DEFAULT_PERSON_MIX, DEFAULT_COMPANY_MIX)",
-    "at": "company: world seed 101, 100000 companies (the 1000000-person world's), query seed 7, --only=company; person: world seed 101, 50000 persons / 5000 companies, query seed 7",
+    "at": "world seed 101, 50000 persons / 5000 companies, query seed 7",
     "script": "scripts/fit-match-calibration.ts"
   },
   "person": {
@@ -211,30 +211,30 @@ export const PARAMETERS: MatchParameters = {
     "fields": {
       "name": {
         "exact": {
-          "m": 0.8076,
-          "u": 0.0002383
+          "m": 0.8103,
+          "u": 0.0002384
         },
         "close": {
-          "m": 0.07182,
-          "u": 0.0002383
+          "m": 0.05962,
+          "u": 0.0003973
         },
         "former": {
           "m": 0.09675,
-          "u": 0.00004766
+          "u": 0.00004767
         },
         "partial": {
           "m": 0.0004065,
-          "u": 0.0009533
+          "u": 0.0009534
         },
         "different": {
-          "m": 0.02344,
-          "u": 0.9985
+          "m": 0.03293,
+          "u": 0.9984
         }
       },
       "domain": {
         "exact": {
           "m": 0.996,
-          "u": 0.000009702
+          "u": 0.000009706
         },
         "different": {
           "m": 0.004011,
@@ -244,7 +244,7 @@ export const PARAMETERS: MatchParameters = {
       "location": {
         "exact": {
           "m": 0.9648,
-          "u": 0.02211
+          "u": 0.01966
         },
         "close": {
           "m": 0.01172,
@@ -252,17 +252,17 @@ export const PARAMETERS: MatchParameters = {
         },
         "partial": {
           "m": 0.007031,
-          "u": 0.006757
+          "u": 0.02641
         },
         "different": {
           "m": 0.01641,
-          "u": 0.9704
+          "u": 0.9532
         }
       }
     },
     "calibration": {
-      "a": 1.925,
-      "b": -14.72
+      "a": 1.85,
+      "b": -9.325
     }
   }
 };
