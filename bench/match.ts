@@ -4,9 +4,11 @@
  * (src/world/matchQueries.ts: seeded, the noise real lists carry, absent and ambiguous people).
  *
  * 1. Lake: the database `enrich_bench_match_<persons>` (DATABASE_URL's server, or the embedded
- *    PostgreSQL under ENRICH_DATA_DIR), built once by seedLake (renamed companies' former names in
- *    the change log) and reused while its size, seed, loaded count and a digest of sample records
- *    match (another version of the generator rebuilds it). The last 2% of the
+ *    PostgreSQL under ENRICH_DATA_DIR), built once (bench/matchLake.ts: by seedLake below 100,000
+ *    persons, from 100,000 on the companies by seedLake and the persons by an initial-load import;
+ *    `--lake-build=seed|import` to choose; `--lake-only` builds it and stops) and reused while its
+ *    size, seed, loaded count and a digest of sample records match (another version of the
+ *    generator rebuilds it). The last 2% of the
  *    world's persons are not loaded: they are the `absent_unloaded` people (real-looking persons at
  *    real companies whom the lake does not hold).
  * 2. Queries: `--count` person queries and `--company-count` company queries, from `--seed` (default
@@ -25,18 +27,17 @@
  *   --count=3000 --company-count=600 --mix=<class=weight,...> --company-mix=<...> --bulk=20 (batches of 100)
  * The machine is shared: run at 100k unless it is quiet; 1M builds a lake of several GB.
  */
-import { createHash } from 'node:crypto';
 import os from 'node:os';
 import { createKnex, migrateLatest, type Knex } from '../src/db/knex';
 import { createWorkspace } from '../src/domain/workspaces/admin';
 import { createWorld, type World } from '../src/world';
 import {
-  COMPANY_NOISE, PERSON_NOISE, generateCompanyMatchQueries, generateMatchQueries, parseMix,
+  COMPANY_NOISE, PERSON_NOISE, generateCompanyMatchQueries, generateMatchQueries, labelAmbiguousPersons, parseMix, rivalKeysOf,
   type LabelledQuery,
 } from '../src/world/matchQueries';
-import { seedLake } from '../src/world/seed';
+import { defaultLakeBuild, ensureMatchLake, lakeNamesAndRivals, loadedOf, type LakeBuild } from './matchLake';
 import pg from 'pg';
-import { benchDatabaseUrl, lakeNameKeys, AS_OF, cpuMicros, flagArg, intArg, percentile, postgresSettingsLine, startServerProcess, stringArg, SEED } from './lib';
+import { benchDatabaseUrl, AS_OF, cpuMicros, flagArg, intArg, percentile, postgresSettingsLine, startServerProcess, stringArg, SEED } from './lib';
 import { CONFIDENT, TABLE_HEADER, figures, figuresBy, tableRow, type Figures, type Outcome } from './matchMetrics';
 
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -51,46 +52,6 @@ const AIMS = {
   singleP95Ms: 25,
   bulkP95Ms: 1000,
 };
-
-/** Held back from the lake: the last 2% of the world's persons (absent_unloaded). */
-const loadedOf = (persons: number) => persons - Math.floor(persons / 50);
-
-/**
- * A digest of sample records (the first and last 20 companies and persons, and the renamed ones among
- * the companies): a lake built by another version of the generator is rebuilt, not reused.
- */
-function worldFingerprint(world: World): string {
-  const hash = createHash('sha256');
-  const sample = (n: number) => [...new Set([...Array(Math.min(20, n)).keys(), ...[...Array(Math.min(20, n)).keys()].map((k) => n - 1 - k)])];
-  for (const i of sample(world.companies)) hash.update(JSON.stringify(world.company(i))).update(JSON.stringify(world.formerCompany(i) ?? null));
-  for (const i of sample(world.persons)) hash.update(JSON.stringify(world.person(i)));
-  return hash.digest('hex').slice(0, 16);
-}
-
-async function ensureMatchLake(knex: Knex, world: World): Promise<void> {
-  const { persons, companies } = world;
-  const loaded = loadedOf(persons);
-  const fingerprint = worldFingerprint(world);
-  await knex.raw('create table if not exists bench_match_lake (persons integer, companies integer, seed integer, loaded integer)');
-  await knex.raw('alter table bench_match_lake add column if not exists fingerprint text');
-  const built = await knex('bench_match_lake').first();
-  if (built && built.persons === persons && built.companies === companies && built.seed === SEED && built.loaded === loaded && built.fingerprint === fingerprint) {
-    process.stderr.write(`reusing the match lake: ${loaded} of ${persons} persons, ${companies} companies\n`);
-    return;
-  }
-  await knex.raw('truncate persons, person_positions, person_educations, person_refresh, companies, company_refresh, change_log, bench_match_lake');
-  process.stderr.write(`building the match lake: ${loaded} of ${persons} persons, ${companies} companies (once; later runs reuse it)\n`);
-  let last = 0;
-  const report = await seedLake(knex, { persons, companies, seed: SEED, asOf: AS_OF, loadPersons: loaded }, (p) => {
-    if (Date.now() - last > 10_000 || p.done === p.total) {
-      last = Date.now();
-      process.stderr.write(`  ${p.kind}: ${p.done}/${p.total}\n`);
-    }
-  });
-  await knex.raw('vacuum analyze persons, person_positions, person_educations, companies, change_log');
-  await knex('bench_match_lake').insert({ persons, companies, seed: SEED, loaded, fingerprint });
-  process.stderr.write(`built in ${(report.elapsed_ms / 1000).toFixed(0)} s\n`);
-}
 
 interface Answer {
   status: number;
@@ -220,6 +181,10 @@ async function main(): Promise<void> {
   const companyMixText = stringArg('company-mix');
   const mix = mixText ? parseMix(mixText, Object.keys(PERSON_NOISE)) : undefined;
   const companyMix = companyMixText ? parseMix(companyMixText, Object.keys(COMPANY_NOISE)) : undefined;
+  const buildText = stringArg('lake-build');
+  if (buildText !== undefined && buildText !== 'seed' && buildText !== 'import') throw new Error(`--lake-build=${buildText}: seed or import`);
+  const lakeBuild: LakeBuild = (buildText as LakeBuild | undefined) ?? defaultLakeBuild(persons);
+  const lakeOnly = flagArg('lake-only');
 
   const world: World = createWorld({ persons, companies, seed: SEED, asOf: AS_OF });
   const db = await benchDatabaseUrl(process.env.BENCH_MATCH_DATABASE || `enrich_bench_match_${persons}`);
@@ -228,17 +193,26 @@ async function main(): Promise<void> {
     let key: string;
     try {
       await migrateLatest(knex);
-      await ensureMatchLake(knex, world);
+      await ensureMatchLake(knex, world, lakeBuild);
       const workspace = await createWorkspace(knex, { name: `bench-match-${Date.now()}`, rateLimit: 1_000_000_000, active: true });
       key = workspace.api_key;
     } finally {
       await knex.destroy();
     }
+    if (lakeOnly) {
+      process.stdout.write(`lake ready: ${new URL(db.url).pathname.slice(1)}\n`);
+      return;
+    }
 
     const loaded = loadedOf(persons);
     let started = Date.now();
-    const names = await lakeNameKeys(db.url);
-    const personQueries = generateMatchQueries(world, { seed, count, mix, loadedPersons: loaded, isTakenName: (n) => names.has(n) });
+    // The queries made from a person do not depend on isTakenName (only the absent ones do): a first
+    // draw without it says whose rivals to read.
+    const wanted = rivalKeysOf(world, generateMatchQueries(world, { seed, count, mix, loadedPersons: loaded }));
+    const { names, rivals } = await lakeNamesAndRivals(db.url, wanted);
+    const personQueries = labelAmbiguousPersons(
+      world, generateMatchQueries(world, { seed, count, mix, loadedPersons: loaded, isTakenName: (n) => names.has(n) }), (k) => rivals.get(k) ?? [],
+    );
     const companyQueries = generateCompanyMatchQueries(world, { seed, count: companyCount, mix: companyMix });
     process.stderr.write(`${personQueries.length} person and ${companyQueries.length} company queries made in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 
@@ -301,6 +275,9 @@ async function main(): Promise<void> {
       ].join('\n') + '\n',
     );
     const personGroups = printTable(`Person match (${person.outcomes.length} queries)`, person.outcomes, groupOfPerson);
+    const madeAs = new Map<string, number>();
+    for (const q of personQueries) if (q.madeAs !== undefined) madeAs.set(q.madeAs, (madeAs.get(q.madeAs) ?? 0) + 1);
+    process.stdout.write(`ambiguous_rival (another loaded person fits the query as well), made as: ${[...madeAs].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}\n`);
     printTable(`Company match (${company.outcomes.length} queries)`, company.outcomes, groupOfCompany);
 
     const all = figures(person.outcomes);
@@ -326,6 +303,12 @@ async function main(): Promise<void> {
       `  single match p95: ${p(person.latencies, 95)} ms (aim <= ${AIMS.singleP95Ms} ms at 1M): ${persons === 1_000_000 ? verdict(percentile(person.latencies, 95) <= AIMS.singleP95Ms) : 'not a verdict at this size'}`,
       `  bulk of 100 p95: ${p(bulkLatencies, 95)} ms (aim <= ${AIMS.bulkP95Ms} ms at 1M): ${persons === 1_000_000 ? verdict(percentile(bulkLatencies, 95) <= AIMS.bulkP95Ms) : 'not a verdict at this size'}`,
     ];
+    // The absent people answered, with what was answered (a few at most: each one is worth a look).
+    const falseMatches = person.outcomes.map((o, k) => ({ o, q: personQueries[k]! })).filter(({ o }) => o.expectedId === null && o.answeredId !== null);
+    if (falseMatches.length) {
+      lines.push('', 'Absent people answered (query -> answer, likelihood):');
+      for (const { o, q } of falseMatches.slice(0, 20)) lines.push(`  ${q.noise} ${JSON.stringify(q.query)} -> ${o.answeredId} ${o.likelihood}`);
+    }
     const errors = [...person.outcomes, ...company.outcomes].filter((o) => o.error !== undefined);
     if (errors.length) {
       lines.push('', `${errors.length} queries failed (not 200 nor 404 NO_MATCH), e.g. ${[...new Set(errors.map((e) => e.error))].slice(0, 5).join('; ')}`);

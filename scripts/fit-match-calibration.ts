@@ -17,6 +17,11 @@
  * 4. The calibration (a, b): the likelihood of the best candidate after sharing among rivals
  *    (calibrate.ts) against whether it is the right one, log loss minimised over a grid then refined.
  * 5. Prints the fit's own ECE and Brier score; `--write` rewrites parameters.ts.
+ *
+ * `--only=company` refits the company model alone and keeps the committed person parameters: its lake
+ * (`enrich_fit_match_<persons>_<world seed>_companies`) holds the world's companies only (seedLake
+ * with no person: a few minutes at 100,000 companies), so the company model can be fitted at the
+ * 1M world's size (`--persons=1000000`: 100,000 companies) on a world seed the bench never uses.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,6 +49,7 @@ const QUERY_SEED = arg('seed', 7);
 const COUNT = arg('count', 4000);
 const COMPANY_COUNT = arg('company-count', 1200);
 const AS_OF = new Date('2026-11-01T00:00:00Z');
+const ONLY_COMPANY = process.argv.includes('--only=company');
 const loadedOf = (persons: number) => persons - Math.floor(persons / 50);
 
 interface Compared {
@@ -58,7 +64,7 @@ interface Compared {
 async function lake(): Promise<Knex> {
   const admin = process.env.DATABASE_URL;
   if (!admin) throw new Error('set DATABASE_URL to a PostgreSQL server the script may create a database on');
-  const name = `enrich_fit_match_${PERSONS}_${WORLD_SEED}`;
+  const name = `enrich_fit_match_${PERSONS}_${WORLD_SEED}${ONLY_COMPANY ? '_companies' : ''}`;
   const server = createKnex(admin, 1);
   try {
     const exists = await server.raw('select 1 from pg_database where datname = ?', [name]);
@@ -75,7 +81,7 @@ async function lake(): Promise<Knex> {
   if (!built || built.persons !== PERSONS || built.companies !== COMPANIES || built.seed !== WORLD_SEED) {
     process.stderr.write(`building the lake: ${PERSONS} persons of world seed ${WORLD_SEED}\n`);
     await knex.raw('truncate persons, person_positions, person_educations, person_refresh, companies, company_refresh, change_log, fit_match_lake');
-    await seedLake(knex, { persons: PERSONS, companies: COMPANIES, seed: WORLD_SEED, asOf: AS_OF, loadPersons: loadedOf(PERSONS) });
+    await seedLake(knex, { persons: PERSONS, companies: COMPANIES, seed: WORLD_SEED, asOf: AS_OF, loadPersons: ONLY_COMPANY ? 0 : loadedOf(PERSONS) });
     await knex.raw('vacuum analyze persons, companies, change_log');
     await knex('fit_match_lake').insert({ persons: PERSONS, companies: COMPANIES, seed: WORLD_SEED });
   }
@@ -178,12 +184,12 @@ async function main() {
   const world = createWorld({ persons: PERSONS, companies: COMPANIES, seed: WORLD_SEED, asOf: AS_OF });
   const loaded = loadedOf(PERSONS);
   const names = new Set<string>();
-  for (let i = 0; i < loaded; i++) names.add(normalizedName(world.person(i).full_name as string));
-  const personQueries = generateMatchQueries(world, { seed: QUERY_SEED, count: COUNT, loadedPersons: loaded, isTakenName: (n) => names.has(n) });
+  if (!ONLY_COMPANY) for (let i = 0; i < loaded; i++) names.add(normalizedName(world.person(i).full_name as string));
+  const personQueries = ONLY_COMPANY ? [] : generateMatchQueries(world, { seed: QUERY_SEED, count: COUNT, loadedPersons: loaded, isTakenName: (n) => names.has(n) });
   const companyQueries = generateCompanyMatchQueries(world, { seed: QUERY_SEED, count: COMPANY_COUNT });
   process.stderr.write(`${personQueries.length} person and ${companyQueries.length} company queries\n`);
 
-  const cacheFile = `${require('node:os').tmpdir()}/enrich-fit-match-${PERSONS}-${WORLD_SEED}-${QUERY_SEED}-${COUNT}-${COMPANY_COUNT}.json`;
+  const cacheFile = `${require('node:os').tmpdir()}/enrich-fit-match-${PERSONS}-${WORLD_SEED}-${QUERY_SEED}-${COUNT}-${COMPANY_COUNT}${ONLY_COMPANY ? '-companies' : ''}.json`;
   const fs = await import('node:fs');
   if (process.argv.includes('--cached') && fs.existsSync(cacheFile)) {
     const cached = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as { persons: Compared[]; companies: Compared[] };
@@ -191,7 +197,7 @@ async function main() {
     return fit(cached.persons, cached.companies);
   }
   // Random records for u: a sample of each table, each query compared with RANDOM_PAIRS of them.
-  const personPool = (await sampleRecordTexts(knex, 'person', 5, 3000)).map((r) => JSON.parse(r.record) as PersonCandidate);
+  const personPool = ONLY_COMPANY ? [] : (await sampleRecordTexts(knex, 'person', 5, 3000)).map((r) => JSON.parse(r.record) as PersonCandidate);
   const companyPool = (await sampleRecordTexts(knex, 'company', 20, 1000)).map((r) => JSON.parse(r.record) as CompanyCandidateRecord);
   const recordOf = async (id: string) => (await findPersonRecordTexts(knex, [id]))[0];
   const persons: Compared[] = [];
@@ -265,18 +271,23 @@ function fit(persons: Compared[], companies: Compared[]) {
       seed: WORLD_SEED,
       queries: persons.length + companies.length,
       mix: 'default (DEFAULT_PERSON_MIX, DEFAULT_COMPANY_MIX)',
-      at: `world seed ${WORLD_SEED}, ${PERSONS} persons / ${COMPANIES} companies, query seed ${QUERY_SEED}`,
+      at: ONLY_COMPANY
+        ? `company: world seed ${WORLD_SEED}, ${COMPANIES} companies (the ${PERSONS}-person world's), query seed ${QUERY_SEED}, --only=company; person: ${PARAMETERS.fitted?.at ?? 'unfitted'}`
+        : `world seed ${WORLD_SEED}, ${PERSONS} persons / ${COMPANIES} companies, query seed ${QUERY_SEED}`,
       script: 'scripts/fit-match-calibration.ts',
     },
-    person: { fields: estimate(persons, PRIORS.person, (l) => process.stderr.write(`person${l}`)), calibration: PRIORS.person.calibration },
+    person: ONLY_COMPANY ? PARAMETERS.person : { fields: estimate(persons, PRIORS.person, (l) => process.stderr.write(`person${l}`)), calibration: PRIORS.person.calibration },
     company: { fields: estimate(companies, PRIORS.company, (l) => process.stderr.write(`company${l}`)), calibration: PRIORS.company.calibration },
   };
-  const pc = fitCalibration(persons, fitted, 'person', personRanker);
-  fitted.person.calibration = { a: pc.a, b: pc.b };
+  if (!ONLY_COMPANY) {
+    const pc = fitCalibration(persons, fitted, 'person', personRanker);
+    fitted.person.calibration = { a: pc.a, b: pc.b };
+  }
   const cc = fitCalibration(companies, fitted, 'company', companyRanker);
   fitted.company.calibration = { a: cc.a, b: cc.b };
 
   for (const [kind, set, ranker] of [['person', persons, personRanker], ['company', companies, companyRanker]] as const) {
+    if (!set.length) continue;
     const before = outcomes(set, PARAMETERS, ranker);
     const after = outcomes(set, fitted, ranker);
     const brier = (o: typeof after) => o.reduce((s, x) => s + (x.p - (x.right ? 1 : 0)) ** 2, 0) / o.length;

@@ -35,6 +35,10 @@ export interface LabelledQuery<Q> {
   expectedId: string | null;
   /** The noise class (PERSON_NOISE / COMPANY_NOISE). */
   noise: string;
+  /** The class the query was made as, when it was relabelled ambiguous (labelAmbiguousPersons). */
+  madeAs?: string;
+  /** The world's index of the person the query was made from (person queries with a record). */
+  index?: number;
 }
 
 /**
@@ -60,6 +64,10 @@ export const PERSON_NOISE = {
   location_city: 'location', // name and the city (not the country)
   school: 'location', // name and a school attended
   ambiguous_namesake: 'ambiguous', // name and company, where the company has two people of that name
+  // Not drawn: a query of another class (its name in `madeAs`) that another loaded person fits as
+  // well as the one it was made from (labelAmbiguousPersons): a chance namesake at the employer, the
+  // nickname's other bearer, a `jdoe@` that fits two Does. Nothing in the query tells them apart.
+  ambiguous_rival: 'ambiguous',
   absent: 'absent', // a name the lake does not hold, at a real company (or by a work email)
   absent_unloaded: 'absent', // a person of the world the lake was not given (when loadedPersons < persons)
 } as const;
@@ -70,7 +78,7 @@ export type QueryGroup = (typeof PERSON_NOISE)[PersonNoise];
 export const DEFAULT_PERSON_MIX: Readonly<Record<PersonNoise, number>> = {
   exact: 2, case_accents: 1, nickname: 1, typo: 1.5, swapped_name: 0.7, middle_name: 1, company_legal_suffix: 1.5,
   former_company: 0.5, previous_employer: 0.8, title_variant: 1, company_domain: 1, email_first_last: 1,
-  email_initial_last: 0.7, email_first: 0.5, location_city: 1, school: 0.7, ambiguous_namesake: 0.6, absent: 2, absent_unloaded: 0.5,
+  email_initial_last: 0.7, email_first: 0.5, location_city: 1, school: 0.7, ambiguous_namesake: 0.6, absent: 2, absent_unloaded: 0.5, ambiguous_rival: 0,
 };
 
 export const COMPANY_NOISE = {
@@ -251,15 +259,47 @@ function domainOf(company: CompanyResult): string | undefined {
 const ATTEMPTS = 400;
 
 /** A loaded person for which `make` gives a query (it returns undefined when the person does not fit). */
-function fromPerson(c: PersonCtx, make: (p: PersonResult, index: number) => PersonMatchQuery | undefined): { query: PersonMatchQuery; expectedId: string } | undefined {
+function fromPerson(c: PersonCtx, make: (p: PersonResult, index: number) => PersonMatchQuery | undefined): { query: PersonMatchQuery; expectedId: string; index: number } | undefined {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const index = c.rng.int(c.loaded);
     const p = c.world.person(index);
     const query = make(p, index);
-    if (query !== undefined) return { query, expectedId: p.id };
+    if (query !== undefined) return { query, expectedId: p.id, index };
   }
   return undefined;
 }
+
+/** Whether two words are one insertion, deletion or substitution apart. */
+function oneEditApart(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1 || a === b) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1);
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+/**
+ * The name keys a loaded person who fits (first, last) through a nickname wears: nameKey folds a
+ * nickname to its first formal name only, so "Alex Smith" (Alexander) and a stored "Alexandra
+ * Smith", or "Alexandra Li" and a stored "Alex Li", have two keys. Every given name
+ * that shares a formal name with `first` (the formal names and all their nicknames) gives its key.
+ */
+export function relatedNameKeys(first: string, last: string): Set<string> {
+  const given = normalizedName(givenName(first));
+  const formals = new Set([given, ...(FORMAL_OF.get(given) ?? []).map((f) => normalizedName(f))]);
+  const keys = new Set<string>();
+  for (const [formal, shorts] of Object.entries(NICKNAMES)) {
+    // A formal name, or one spelled a letter apart (Abbigail, Abigail's: a stored Abby fits it).
+    const f = normalizedName(formal);
+    if (!formals.has(f) && !(given.length >= 5 && oneEditApart(given, f))) continue;
+    keys.add(nameKey(formal, last));
+    for (const short of shorts) keys.add(nameKey(short, last));
+  }
+  keys.add(nameKey(first, last));
+  return keys;
+}
+
+const isTaken = (c: PersonCtx, first: string, last: string) => c.isTakenName !== undefined && [...relatedNameKeys(first, last)].some((k) => c.isTakenName!(k));
 
 /** A made-up name for a person the lake does not hold: first and last name of two locales. */
 function absentName(c: PersonCtx): { first: string; last: string } {
@@ -268,16 +308,16 @@ function absentName(c: PersonCtx): { first: string; last: string } {
     const b = COUNTRIES[c.rng.int(COUNTRIES.length)] as Country;
     const first = c.stream.faker(a.locale).person.firstName();
     const last = c.stream.faker(b.locale).person.lastName();
-    if (attempt >= 50 || c.isTakenName === undefined || !c.isTakenName(nameKey(first, last))) return { first, last };
+    if (attempt >= 50 || !isTaken(c, first, last)) return { first, last };
   }
 }
 
-type PersonMaker = (c: PersonCtx) => { query: PersonMatchQuery; expectedId: string | null } | undefined;
+type PersonMaker = (c: PersonCtx) => { query: PersonMatchQuery; expectedId: string | null; index?: number } | undefined;
 
 const withCompany = (c: PersonCtx, first: string, last: string, company: string | null): PersonMatchQuery | undefined =>
   company ? { ...nameFields(c.rng, first, last), company } : undefined;
 
-const PERSON_MAKERS: Record<PersonNoise, PersonMaker> = {
+const PERSON_MAKERS: Record<Exclude<PersonNoise, 'ambiguous_rival'>, PersonMaker> = {
   exact: (c) => fromPerson(c, (p) => withCompany(c, p.first_name as string, p.last_name as string, p.current_company)),
 
   case_accents: (c) => fromPerson(c, (p) => {
@@ -412,7 +452,7 @@ const PERSON_MAKERS: Record<PersonNoise, PersonMaker> = {
       // A namesake's twin may be in the lake: the query would fit a stored person as asked.
       if (world.isNamesake(index)) continue;
       const p = world.person(index);
-      if (c.isTakenName?.(nameKey(p.first_name as string, p.last_name as string))) continue;
+      if (isTaken(c, p.first_name as string, p.last_name as string)) continue;
       const query = withCompany(c, p.first_name as string, p.last_name as string, p.current_company);
       if (query) return { query, expectedId: null };
     }
@@ -456,7 +496,7 @@ function shuffle<T>(items: T[], key: number): T[] {
 
 /** Labelled person match queries (see the file comment). */
 export function generateMatchQueries(world: World, options: MatchQueryOptions): LabelledQuery<PersonMatchQuery>[] {
-  const classes = Object.keys(PERSON_NOISE) as PersonNoise[];
+  const classes = Object.keys(PERSON_MAKERS) as (keyof typeof PERSON_MAKERS)[];
   const mix = options.mix ?? DEFAULT_PERSON_MIX;
   const loaded = Math.min(options.loadedPersons ?? world.persons, world.persons);
   if (loaded <= 0) throw new Error('the lake holds no person of this world');
@@ -469,10 +509,202 @@ export function generateMatchQueries(world: World, options: MatchQueryOptions): 
     for (let k = 0; k < (counts.get(noise) ?? 0); k++) {
       stream.rng.reset(key, k);
       const made = PERSON_MAKERS[noise](ctx);
-      if (made !== undefined) out.push({ query: made.query, expectedId: made.expectedId, noise });
+      if (made !== undefined) out.push({ query: made.query, expectedId: made.expectedId, noise, ...(made.index !== undefined ? { index: made.index } : {}) });
     }
   });
   return shuffle(out, deriveKey(options.seed, SHUFFLE_PURPOSE));
+}
+
+// ---- Person queries another loaded person fits as well ------------------------------------------
+
+/**
+ * What the ambiguity labelling reads of a loaded person: the world's record, or the same record
+ * read back from the lake (bench:match, where regenerating 980,000 persons would take a quarter of
+ * an hour). Company ids are the world's numeric company_id as text.
+ */
+export interface RivalPerson {
+  id: string;
+  first_name: string;
+  last_name: string;
+  current_company_id: string | null;
+  /** The company ids of the past positions. */
+  past_company_ids: readonly string[];
+  current_title: string | null;
+  geo_city: string | null;
+  geo_country_code: string | null;
+  education_schools: readonly string[];
+}
+
+export function rivalOf(p: PersonResult): RivalPerson {
+  return {
+    id: p.id,
+    first_name: p.first_name as string,
+    last_name: p.last_name as string,
+    current_company_id: p.current_company_id ?? null,
+    past_company_ids: p.positions.filter((q) => !q.isCurrent && q.companyId).map((q) => q.companyId as string),
+    current_title: p.current_title ?? null,
+    geo_city: p.geo_city ?? null,
+    geo_country_code: p.geo_country_code ?? null,
+    education_schools: p.education_schools,
+  };
+}
+
+/** The key the rivals of a person are looked up by: their last name as an e-mail writes it (every rival shares it). */
+export const rivalKey = (lastName: string) => localPart(lastName);
+
+/** The given names a given name can stand for: itself and the formal names of a nickname (lower case, accents dropped). */
+function givenForms(given: string): Set<string> {
+  const g = normalizedName(given);
+  return new Set([g, ...(FORMAL_OF.get(g) ?? []).map((f) => normalizedName(f))]);
+}
+
+/**
+ * How well a name as asked (first, last) fits a profile's name, from the name alone:
+ * 4 the same once case, accents and punctuation are dropped; 3 the same given and last name, a
+ * middle name or initial on one side only; 2 the same, but the middle names differ; 1 the given
+ * names are one through a nickname (Dave / David); 0 otherwise (another last name or given name).
+ */
+export function nameFit(first: string, last: string, profileFirst: string, profileLast: string): number {
+  if (normalizedName(last) !== normalizedName(profileLast)) return 0;
+  if (normalizedName(first) === normalizedName(profileFirst)) return 4;
+  const given = givenName(first);
+  const profileGiven = givenName(profileFirst);
+  if (normalizedName(given) === normalizedName(profileGiven)) {
+    const middle = normalizedName(first.slice(given.length));
+    const profileMiddle = normalizedName(profileFirst.slice(profileGiven.length));
+    return !middle || !profileMiddle || middle.charAt(0) === profileMiddle.charAt(0) ? 3 : 2;
+  }
+  const forms = givenForms(given);
+  for (const f of givenForms(profileGiven)) if (forms.has(f)) return 1;
+  return 0;
+}
+
+/** The world's company ids by current name key and by former name key (once per world). */
+const companyIdsByNameOf = new WeakMap<World, { current: Map<string, string[]>; former: Map<string, string[]> }>();
+
+/** The world's company ids whose current (or, with `former`, former) name key is one of `keys`. */
+function companyIdsNamed(world: World, keys: ReadonlySet<string>, former: boolean): Set<string> {
+  let byName = companyIdsByNameOf.get(world);
+  if (byName === undefined) {
+    byName = { current: new Map(), former: new Map() };
+    const add = (map: Map<string, string[]>, key: string, id: string) => {
+      const list = map.get(key);
+      if (list === undefined) map.set(key, [id]);
+      else list.push(id);
+    };
+    for (let i = 0; i < world.companies; i++) {
+      const s = world.context.companySummary(i);
+      add(byName.current, companyNameKey(s.name), s.companyId);
+      if (s.formerName !== null) add(byName.former, companyNameKey(s.formerName), s.companyId);
+    }
+    companyIdsByNameOf.set(world, byName);
+  }
+  const ids = new Set<string>();
+  for (const key of keys) {
+    for (const id of byName.current.get(key) ?? []) ids.add(id);
+    if (former) for (const id of byName.former.get(key) ?? []) ids.add(id);
+  }
+  return ids;
+}
+
+const norm = (x: string | null | undefined) => normalizedName(x ?? '');
+
+/**
+ * The loaded persons other than the query's own who fit person query `q` as well as that person does
+ * (`candidates`: at least every loaded person of the target's rival key; others are ignored):
+ * - the employer as the query names it: for a company name, every company of the world with that
+ *   name key (or the target employer's own: an abbreviation) now, and for `former_company` before;
+ *   for a domain or a work e-mail, the target's employer (domains are never shared). A rival works
+ *   there now; for `previous_employer` (the name of a past employer) now or before;
+ * - `location_city` and `school` name no employer: a rival lives in the city (the country too when
+ *   asked) or went to the school;
+ * - the name: nameFit of the name as the query means it (the typo and the swap undone, the
+ *   nickname as asked, the middle name as asked) at least the target's; for an e-mail, the same
+ *   local part (the given name and last name, or the initial and last name);
+ * - a title asked (`title_variant`): the same current title.
+ * Whatever the query can tell apart (another first name, a conflicting middle name, another title,
+ * city or school, a former employer where the query names the current one) is not a rival.
+ */
+export function rivalsOf(world: World, q: LabelledQuery<PersonMatchQuery>, target: PersonResult, candidates: readonly RivalPerson[]): RivalPerson[] {
+  const noise = q.madeAs ?? q.noise;
+  const first = target.first_name as string;
+  const last = target.last_name as string;
+  const given = givenName(first);
+  const employerId = target.current_company_id ?? null;
+  // The name as the query means it.
+  let asked: { first: string; last: string } | undefined;
+  let email: ((r: RivalPerson) => boolean) | undefined;
+  switch (noise) {
+    case 'typo':
+    case 'swapped_name':
+      asked = { first: given, last };
+      break;
+    case 'nickname':
+    case 'middle_name': {
+      // The query's own first name (a nickname, or a middle name added or dropped).
+      const text = q.query.first_name ?? (q.query.name as string).slice(0, (q.query.name as string).length - last.length - 1);
+      asked = { first: text, last };
+      break;
+    }
+    case 'email_first_last':
+      email = (r) => localPart(givenName(r.first_name)) === localPart(given) && localPart(r.last_name) === localPart(last);
+      break;
+    case 'email_initial_last':
+      email = (r) => localPart(givenName(r.first_name)).charAt(0) === localPart(given).charAt(0) && localPart(r.last_name) === localPart(last);
+      break;
+    case 'email_first':
+      asked = { first, last };
+      email = (r) => localPart(givenName(r.first_name)) === localPart(given);
+      break;
+    default:
+      asked = { first, last };
+  }
+  const targetFit = asked === undefined ? 0 : nameFit(asked.first, asked.last, first, last);
+  const nameFits = (r: RivalPerson) => (asked === undefined || nameFit(asked.first, asked.last, r.first_name, r.last_name) >= targetFit) && (email === undefined || email(r));
+  // Where a rival must be.
+  let at: (r: RivalPerson) => boolean;
+  if (noise === 'location_city') {
+    const withCountry = (q.query.location ?? '').includes(',');
+    at = (r) => norm(r.geo_city) === norm(target.geo_city) && (!withCountry || r.geo_country_code === target.geo_country_code);
+  } else if (noise === 'school') {
+    at = (r) => r.education_schools.some((x) => norm(x) === norm(q.query.school));
+  } else if (q.query.company !== undefined) {
+    const keys = new Set([companyNameKey(q.query.company)]);
+    const employer = world.companyIndexOf({ companyId: (noise === 'previous_employer' ? undefined : employerId) ?? '' });
+    if (employer !== undefined) keys.add(companyNameKey(world.context.companySummary(employer).name));
+    const ids = companyIdsNamed(world, keys, noise === 'former_company' || noise === 'previous_employer');
+    at = noise === 'previous_employer'
+      ? (r) => (r.current_company_id !== null && ids.has(r.current_company_id)) || r.past_company_ids.some((id) => ids.has(id))
+      : (r) => r.current_company_id !== null && ids.has(r.current_company_id);
+  } else {
+    at = (r) => r.current_company_id !== null && r.current_company_id === employerId;
+  }
+  const title = noise === 'title_variant' ? norm(target.current_title) : undefined;
+  return candidates.filter((r) => r.id !== target.id && at(r) && nameFits(r) && (title === undefined || norm(r.current_title) === title));
+}
+
+/** The rival keys (rivalKey) of the persons the queries were made from: what `labelAmbiguousPersons` will look up. */
+export function rivalKeysOf(world: World, queries: readonly LabelledQuery<PersonMatchQuery>[]): Set<string> {
+  const keys = new Set<string>();
+  for (const q of queries) if (q.index !== undefined) keys.add(rivalKey(world.person(q.index).last_name as string));
+  return keys;
+}
+
+/**
+ * Relabels `ambiguous_rival` (madeAs: its class) every query made from a loaded person whom another
+ * loaded person fits as well (rivalsOf). `lookup(key)`: the loaded persons of a rival key (all of
+ * them; the world's records or the lake's). Queries with no record (absent people) and the
+ * designated namesakes (already `ambiguous_namesake`) are left as they are.
+ */
+export function labelAmbiguousPersons(
+  world: World, queries: readonly LabelledQuery<PersonMatchQuery>[], lookup: (key: string) => readonly RivalPerson[],
+): LabelledQuery<PersonMatchQuery>[] {
+  return queries.map((q) => {
+    if (q.index === undefined || PERSON_NOISE[q.noise as PersonNoise] === 'ambiguous') return q;
+    const target = world.person(q.index);
+    const rivals = rivalsOf(world, q, target, lookup(rivalKey(target.last_name as string)));
+    return rivals.length ? { ...q, noise: 'ambiguous_rival', madeAs: q.noise } : q;
+  });
 }
 
 // ---- Company queries -----------------------------------------------------------------------------

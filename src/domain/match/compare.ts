@@ -67,7 +67,9 @@ function typo(a: string, b: string): boolean {
   if (a === b) return true;
   const d = distance(a, b);
   const n = Math.max(a.length, b.length);
-  return n >= 4 && (d === 1 || (d === 2 && n >= 7)) || (n >= 4 && similar(a, b) >= 0.93);
+  // Jaro-Winkler rewards a shared start: without the length bound a name and a longer one it begins
+  // (Shreya / Shreyashi: 0.93) would pass as a typo; a typo or two changes the length by two at most.
+  return n >= 4 && (d === 1 || (d === 2 && n >= 7)) || (n >= 4 && Math.abs(a.length - b.length) <= 2 && similar(a, b) >= 0.93);
 }
 
 const sameLast = (q: string, r: string) => q === r || r.split(' ').includes(q) || q.split(' ').includes(r) || q.replace(/ /g, '') === r.replace(/ /g, '');
@@ -80,7 +82,10 @@ function firstLevel(q: string | null, r: string | null, middle: string[]): 'exac
   // An initial ("J. Doe"), or a middle name used as the first ("Q. Jane Doe" kept as Jane).
   if (q.length === 1 && rf.startsWith(q)) return 'nickname';
   if (middle.includes(rf)) return 'nickname';
-  if (typo(q, rf) || (Math.min(q.length, rf.length) >= 3 && (q.startsWith(rf) || rf.startsWith(q)))) return 'close';
+  // A short form the nickname table does not know ("Nik" for Nikolai): 3 or 4 letters. A longer
+  // prefix is a name of its own (Shreya / Shreyashi, Christian / Christiansen): another person.
+  const short = Math.min(q.length, rf.length);
+  if (typo(q, rf) || (short >= 3 && short <= 4 && (q.startsWith(rf) || rf.startsWith(q)))) return 'close';
   return 'different';
 }
 

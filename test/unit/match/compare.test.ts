@@ -37,6 +37,9 @@ describe('compareName', () => {
     expect(level('Robert J. Smith')).toBe('exact');
     expect(level('Robert Smiht')).toBe('close');
     expect(level('Roberta Smith')).toBe('close');
+    // A short form is close; a longer prefix is a name of its own (another person at the company).
+    expect(level('Rob Smith', person({ full_name: 'Robinson Smith', first_name: 'Robinson', last_name: 'Smith' }))).toBe('close');
+    expect(level('Shreya A. Smith', person({ full_name: 'Shreyashi Smith', first_name: 'Shreyashi', last_name: 'Smith' }))).toBe('partial');
     expect(level('Alice Smith')).toBe('partial');
     expect(level('Alice Jones')).toBe('different');
   });
