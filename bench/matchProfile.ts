@@ -11,13 +11,17 @@
  * times much less. The load average is printed beside them.
  *
  * Options: --persons=100000 (--1m) --seed=11 --count=300 --explain=100 --mix=<class=weight,...>
+ *   --answers=<file>: every query's answer (best id and likelihood, or the error code), one line each,
+ *   to compare two engines on the same lake and queries (`diff` of the two files).
  */
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import { captureStatements, type Statement } from './readMix';
 import { createKnex } from '../src/db/knex';
 import { AppError } from '../src/domain/errors';
 import { matchPerson } from '../src/domain/match/person';
+import { GENERIC_STATEMENTS } from '../src/db/repositories/matchCandidates';
 import { createWorld } from '../src/world';
 import { PERSON_NOISE, generateMatchQueries, parseMix } from '../src/world/matchQueries';
 import { benchDatabaseUrl, lakeNameKeys, AS_OF, cpuMicros, flagArg, intArg, percentile, stringArg, SEED } from './lib';
@@ -51,6 +55,8 @@ async function main(): Promise<void> {
   const count = intArg('count', 300);
   const explainCount = intArg('explain', 100);
   const mixText = stringArg('mix');
+  const answersFile = stringArg('answers');
+  const answers: string[] = [];
   const world = createWorld({ persons, companies, seed: SEED, asOf: AS_OF });
   const loaded = persons - Math.floor(persons / 50);
   const db = await benchDatabaseUrl(process.env.BENCH_MATCH_DATABASE || `enrich_bench_match_${persons}`);
@@ -97,12 +103,26 @@ async function main(): Promise<void> {
       knex.off('query', onQuery).off('query-response', onDone).off('query-error', onDone);
       timed.push({ wall, cpu, statements, roundTrips, noise: q.noise });
     }
+    // Untimed: every query's ranked candidates down to likelihood 0 (the answer and the ones behind it).
+    if (answersFile) {
+      for (const [i, q] of queries.entries()) {
+        try {
+          const out = await matchPerson(knex, { ...q.query, candidates: 10, min_likelihood: 0 });
+          answers.push(`${i}\t${q.noise}\t${(out.candidates ?? []).map((c) => `${c.data.id}:${c.match.likelihood}`).join(' ')}`);
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          answers.push(`${i}\t${q.noise}\t${e.code}`);
+        }
+      }
+      writeFileSync(answersFile, `${answers.join('\n')}\n`);
+    }
     const pgCpuPerMatch = (cpuMicros(pid) - pgCpu0) / 1000 / timed.length;
     const samePid = (await backendPid()) === pid;
     const loadAfter = os.loadavg().map((l) => l.toFixed(2)).join(' ');
 
     // The server's side: every statement of the first matches, explained with its own bindings.
     const arms = new Map<string, { ms: number[]; hit: number; read: number; rows: number }>();
+    const preparedHere = new Set<string>();
     const perMatchServer: number[] = [];
     for (const t of timed.slice(0, explainCount)) {
       let sum = 0;
@@ -112,14 +132,21 @@ async function main(): Promise<void> {
         const parts = s.sql.split(/;\n/);
         const isSetting = (p: string) => /^\s*select set_config\(/i.test(p);
         for (const [k, sql] of parts.entries()) {
-          if (isSetting(sql)) continue;
+          if (isSetting(sql) || /^\s*prepare /i.test(sql)) continue;
+          // A prepared statement (executeGeneric): prepared on the explaining connection too, its
+          // arm told by its text.
+          const executed = /^\s*execute (\w+)/i.exec(sql)?.[1];
+          if (executed && !preparedHere.has(executed)) {
+            await explainer.query(`prepare ${executed} as ${GENERIC_STATEMENTS.get(executed)}`);
+            preparedHere.add(executed);
+          }
           const before = parts.slice(0, k).filter(isSetting);
           if (before.length) await explainer.query(`begin; ${before.join(';\n')}`);
           const { rows } = await explainer
             .query(`explain (analyze, buffers, format json) ${sql}`, s.bindings as unknown[])
             .finally(() => (before.length ? explainer.query('rollback') : undefined));
           const plan = (rows[0]['QUERY PLAN'] as { Plan: Record<string, number>; 'Execution Time': number; 'Planning Time': number }[])[0]!;
-          const arm = armOf(sql) + (/current_company_id = any\(array\[/.test(sql) ? ' (at employers)' : '');
+          const arm = armOf(executed ? GENERIC_STATEMENTS.get(executed)! : sql) + (executed ? ' (prepared, generic plan)' : '') + (/current_company_id = any\(array\[/.test(sql) ? ' (at employers)' : '');
           const a = arms.get(arm) ?? { ms: [], hit: 0, read: 0, rows: 0 };
           const ms = plan['Execution Time'] + plan['Planning Time'];
           a.ms.push(ms);
@@ -137,7 +164,7 @@ async function main(): Promise<void> {
     const f = (xs: number[], p: number) => percentile(sorted(xs), p).toFixed(1);
     const mean = (xs: number[]) => (xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length));
     const lines = [
-      `bench:match:profile — lake enrich_bench_match_${persons} (${loaded.toLocaleString('en')} persons), ${queries.length} person queries (seed ${seed}, mix ${mixText ?? 'default'}), in process`,
+      `bench:match:profile — lake ${new URL(db.url).pathname.slice(1)} (${loaded.toLocaleString('en')} persons), ${queries.length} person queries (seed ${seed}, mix ${mixText ?? 'default'}), in process`,
       `Load average before / after: ${loadBefore} / ${loadAfter} (${os.cpus().length} cores); ${new Date().toISOString()}`,
       `Per match: wall p50 ${f(timed.map((t) => t.wall), 50)} ms, p95 ${f(timed.map((t) => t.wall), 95)} ms; node CPU p50 ${f(timed.map((t) => t.cpu), 50)} ms, mean ${mean(timed.map((t) => t.cpu)).toFixed(2)} ms;` +
         ` statements mean ${mean(timed.map((t) => t.statements.length)).toFixed(2)} (max ${Math.max(...timed.map((t) => t.statements.length))}); round trips mean ${mean(timed.map((t) => t.roundTrips)).toFixed(2)} (max ${Math.max(...timed.map((t) => t.roundTrips))})`,
