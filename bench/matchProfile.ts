@@ -21,7 +21,6 @@ import { captureStatements, type Statement } from './readMix';
 import { createKnex } from '../src/db/knex';
 import { AppError } from '../src/domain/errors';
 import { matchPerson } from '../src/domain/match/person';
-import { GENERIC_STATEMENTS } from '../src/db/repositories/matchCandidates';
 import { createWorld } from '../src/world';
 import { PERSON_NOISE, generateMatchQueries, parseMix } from '../src/world/matchQueries';
 import { benchDatabaseUrl, lakeNameKeys, AS_OF, cpuMicros, flagArg, intArg, percentile, stringArg, SEED } from './lib';
@@ -122,7 +121,6 @@ async function main(): Promise<void> {
 
     // The server's side: every statement of the first matches, explained with its own bindings.
     const arms = new Map<string, { ms: number[]; hit: number; read: number; rows: number }>();
-    const preparedHere = new Set<string>();
     const perMatchServer: number[] = [];
     for (const t of timed.slice(0, explainCount)) {
       let sum = 0;
@@ -132,21 +130,14 @@ async function main(): Promise<void> {
         const parts = s.sql.split(/;\n/);
         const isSetting = (p: string) => /^\s*select set_config\(/i.test(p);
         for (const [k, sql] of parts.entries()) {
-          if (isSetting(sql) || /^\s*prepare /i.test(sql)) continue;
-          // A prepared statement (executeGeneric): prepared on the explaining connection too, its
-          // arm told by its text.
-          const executed = /^\s*execute (\w+)/i.exec(sql)?.[1];
-          if (executed && !preparedHere.has(executed)) {
-            await explainer.query(`prepare ${executed} as ${GENERIC_STATEMENTS.get(executed)}`);
-            preparedHere.add(executed);
-          }
+          if (isSetting(sql)) continue;
           const before = parts.slice(0, k).filter(isSetting);
           if (before.length) await explainer.query(`begin; ${before.join(';\n')}`);
           const { rows } = await explainer
             .query(`explain (analyze, buffers, format json) ${sql}`, s.bindings as unknown[])
             .finally(() => (before.length ? explainer.query('rollback') : undefined));
           const plan = (rows[0]['QUERY PLAN'] as { Plan: Record<string, number>; 'Execution Time': number; 'Planning Time': number }[])[0]!;
-          const arm = armOf(executed ? GENERIC_STATEMENTS.get(executed)! : sql) + (executed ? ' (prepared, generic plan)' : '') + (/current_company_id = any\(array\[/.test(sql) ? ' (at employers)' : '');
+          const arm = armOf(sql) + (/current_company_id = any\(array\[/.test(sql) ? ' (at employers)' : '');
           const a = arms.get(arm) ?? { ms: [], hit: 0, read: 0, rows: 0 };
           const ms = plan['Execution Time'] + plan['Planning Time'];
           a.ms.push(ms);

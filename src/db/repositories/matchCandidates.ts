@@ -22,7 +22,6 @@
  * change log are not distributed (reference / local tables): their arms run on one node.
  * Each person statement selects the records of its arms' ids by primary key in the same round trip.
  */
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { arrayLiteral, literal } from '../literals';
 import { hasIdentifierTable } from './lakeIdentifiers';
@@ -70,10 +69,10 @@ export interface PersonSearchRows {
  */
 export async function findPersonCandidatesAndEmployers(db: Knex, q: PersonSearch): Promise<PersonSearchRows> {
   const ctes: string[] = [];
-  const bindings: Parameter[] = [];
+  const bindings: Knex.RawBinding[] = [];
   const employerArms: string[] = [];
   const resolved: string[] = [];
-  const cte = (arm: string, sql: string, ...values: Parameter[]) => {
+  const cte = (arm: string, sql: string, ...values: Knex.RawBinding[]) => {
     ctes.push(`${arm} as (${sql})`);
     bindings.push(...values);
     employerArms.push(`select company_id from ${arm}`);
@@ -84,7 +83,7 @@ export async function findPersonCandidatesAndEmployers(db: Knex, q: PersonSearch
     cte('by_former', `select id, company_id from companies where id = any(array(${FORMER_NAME_SUBJECTS}))`, q.company);
   }
   if (q.hosts.length > 0) {
-    cte('by_domain', `select id, company_id from companies where lake_web_host(record->>'website') = any(?::text[]) order by id limit ${COMPANY_HOST_LIMIT}`, { text: [...q.hosts] });
+    cte('by_domain', `select id, company_id from companies where lake_web_host(record->>'website') = any(?::text[]) order by id limit ${COMPANY_HOST_LIMIT}`, [...q.hosts]);
   }
   const arms: string[] = [];
   if (q.keys.length > 0) {
@@ -93,72 +92,24 @@ export async function findPersonCandidatesAndEmployers(db: Knex, q: PersonSearch
     if (employerArms.length > 0) {
       arms.push(`(select id from persons where lake_name_key(full_name) = any(?::text[])
         and current_company_id = any(array(${employerArms.join(' union ')})) limit ${PERSON_EMPLOYER_LIMIT})`);
-      bindings.push({ text: [...q.keys] });
-      if (q.companyIds.length > 0) bindings.push({ bigint: [...q.companyIds] });
+      bindings.push([...q.keys]);
+      if (q.companyIds.length > 0) bindings.push([...q.companyIds]);
     }
     arms.push(`(select id from persons where lake_name_key(full_name) = any(?::text[])
       order by similarity(lake_fold(full_name), ?) desc, id limit ${PERSON_KEY_LIMIT})`);
-    bindings.push({ text: [...q.keys] }, q.name);
+    bindings.push([...q.keys], q.name);
   }
   const parts = [...resolved];
   if (arms.length > 0) parts.unshift(`select 'person' as arm, id::text as id, null::text as company_id, ${RECORD_COLUMNS} from persons where id in (${arms.join(' union ')})`);
   if (parts.length === 0) return { byName: [], byFormerName: [], byDomain: [], persons: [] };
   const sql = `${ctes.length ? `with ${ctes.join(',\n')}\n` : ''}${parts.join('\nunion all ')}`;
-  type Row = { arm: string; id: string; company_id: string | null; record: string; fetched_at_text: string | null };
-  const rows = await (await hasIdentifierTable(db)
-    ? db.raw<{ rows: Row[] }>(sql, bindings.map(bindingOf)).then((r) => r.rows)
-    : executeGeneric<Row>(db, sql, bindings));
+  const { rows } = await db.raw<{ rows: { arm: string; id: string; company_id: string | null; record: string; fetched_at_text: string | null }[] }>(sql, bindings);
   const out: PersonSearchRows = { byName: [], byFormerName: [], byDomain: [], persons: [] };
   for (const row of rows) {
     if (row.arm === 'person') out.persons.push(served({ id: row.id, record: row.record, fetched_at_text: row.fetched_at_text }));
     else (row.arm === 'by_name' ? out.byName : row.arm === 'by_former' ? out.byFormerName : out.byDomain).push({ id: row.id, company_id: row.company_id! });
   }
   return out;
-}
-
-/** A statement parameter: a string, or an array of text or of bigint. */
-type Parameter = string | { text: readonly string[] } | { bigint: readonly string[] };
-
-const bindingOf = (p: Parameter): Knex.RawBinding => (typeof p === 'string' ? p : 'text' in p ? [...p.text] : [...p.bigint]);
-const literalOf = (p: Parameter): string => (typeof p === 'string' ? literal(p) : 'text' in p ? arrayLiteral(p.text, 'text') : arrayLiteral(p.bigint, 'bigint'));
-
-/** The text of each statement executeGeneric prepared, by its name (bench/matchProfile.ts explains them). */
-export const GENERIC_STATEMENTS = new Map<string, string>();
-
-/**
- * The statement with `?` placeholders run as a server-side prepared statement under its generic plan.
- * Planning this statement (CTEs, a union of two arms over persons and its 25 indexes, the records'
- * join) took about as much of PostgreSQL's CPU as running it (2.5 of 4.5 ms a match at 100k,
- * replayed on one connection), and its plan is the same for every value: the same indexes in the
- * same order, each bound by its LIMIT. A named statement alone does not help: the plan cache then
- * plans every execution anew (custom plans: 400 of 402 in that replay), since the generic plan's
- * estimate for an array of keys is worse than a custom one's. So the statement is PREPAREd once per
- * connection (by a name made from its text: a few shapes, by which employer fields a query has) and
- * run by EXECUTE under `plan_cache_mode = force_generic_plan`, set for that one implicit transaction
- * (set_config(..., true) in the same simple query, so nothing else on the connection sees it); the
- * values written as literals (db/literals.ts). A connection that has not prepared it yet answers
- * 26000 (once per connection and shape): then PREPARE goes in the same round trip as the EXECUTE.
- * Not on the distributed layout (Citus plans a distributed statement its own way): parameters there.
- */
-export async function executeGeneric<R>(db: Knex, sql: string, parameters: readonly Parameter[]): Promise<R[]> {
-  let k = 0;
-  const text = sql.replace(/\?/g, () => `$${++k}`);
-  if (k !== parameters.length) throw new Error(`executeGeneric: ${k} placeholders, ${parameters.length} parameters`);
-  const name = `match_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-  GENERIC_STATEMENTS.set(name, text);
-  const run = `select set_config('plan_cache_mode', 'force_generic_plan', true);\nexecute ${name}${parameters.length ? `(${parameters.map(literalOf).join(', ')})` : ''}`;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      // Knex answers a simple query of several statements with one result each; the last is EXECUTE's.
-      const results = (await db.raw(attempt % 2 === 0 ? run : `prepare ${name} as ${text};\n${run}`)) as unknown as { rows: R[] }[];
-      return results[results.length - 1]!.rows;
-    } catch (e) {
-      // 26000: not prepared on this connection; 42P05: prepared already (another connection was taken
-      // for the second attempt than for the first). Each sends the other form next.
-      const code = (e as { code?: string }).code;
-      if (attempt >= 3 || (code !== '26000' && code !== '42P05')) throw e;
-    }
-  }
 }
 
 /**

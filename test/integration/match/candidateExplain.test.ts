@@ -12,7 +12,6 @@ import { captureStatements, type Statement } from '../../../bench/readMix';
 import { matchCompany } from '../../../src/domain/match/company';
 import { matchPerson } from '../../../src/domain/match/person';
 import { AppError } from '../../../src/domain/errors';
-import { GENERIC_STATEMENTS } from '../../../src/db/repositories/matchCandidates';
 import { onCitus } from '../../helpers/clusterDatabase';
 import { useLakeWorld, SHARED_WORLD } from '../../helpers/lakeWorld';
 
@@ -36,10 +35,6 @@ interface PlanNode {
 const nodesOf = (n: PlanNode, out: PlanNode[] = []): PlanNode[] => (out.push(n), (n.Plans ?? []).forEach((c) => nodesOf(c, out)), out);
 const LAKE = /\b(persons|companies|change_log)\b/;
 
-const preparedHere = new Set<string>();
-/** Prepared statements explained (the person statement must be among the ones checked). */
-let executedStatements = 0;
-
 async function problems(statements: Statement[]): Promise<string[]> {
   const out: string[] = [];
   for (const s of statements) {
@@ -49,21 +44,11 @@ async function problems(statements: Statement[]): Promise<string[]> {
     const parts = s.sql.split(/;\n/);
     const settings = parts.filter((p) => /^\s*select set_config\(/i.test(p));
     for (const [k, sql] of parts.entries()) {
-      if (settings.includes(sql) || /^\s*prepare /i.test(sql)) continue;
-      // A prepared statement run under its generic plan (executeGeneric, matchCandidates.ts): the
-      // plan explained is that one, prepared here from the statement's text.
-      const executed = /^\s*execute (\w+)/i.exec(sql)?.[1];
-      if (executed) {
-        const text = GENERIC_STATEMENTS.get(executed);
-        if (!text) throw new Error(`no text for the prepared statement ${executed}`);
-        if (!LAKE.test(text)) continue;
-        if (!preparedHere.has(executed)) await explainer.query(`prepare ${executed} as ${text}`);
-        preparedHere.add(executed);
-        executedStatements++;
-      } else if (!LAKE.test(sql) || !/^\s*(select|with|\()/i.test(sql)) continue;
+      if (settings.includes(sql)) continue;
+      if (!LAKE.test(sql) || !/^\s*(select|with|\()/i.test(sql)) continue;
       const before = parts.slice(0, k).filter((p) => settings.includes(p));
       if (before.length) await explainer.query(`begin; ${before.join(';\n')}`);
-      const { rows } = await explainer.query(`explain (format json) ${sql}`, executed ? [] : s.bindings).finally(() => (before.length ? explainer.query('rollback') : undefined));
+      const { rows } = await explainer.query(`explain (format json) ${sql}`, s.bindings).finally(() => (before.length ? explainer.query('rollback') : undefined));
       out.push(...planProblems(rows, s.sql));
     }
   }
@@ -79,9 +64,6 @@ function planProblems(rows: { 'QUERY PLAN': unknown }[], sqlText: string): strin
   }
   return out;
 }
-
-/** A statement's text, a prepared statement's EXECUTE replaced by the statement it runs. */
-const textOf = (sql: string) => sql.replace(/execute (\w+)(\([^;]*\))?$/, (whole, name: string) => GENERIC_STATEMENTS.get(name) ?? whole);
 
 async function explained(fn: () => Promise<unknown>): Promise<{ statements: Statement[]; problems: string[] }> {
   const statements = await captureStatements(lw.h.knex, async () => {
@@ -121,8 +103,8 @@ async function explained(fn: () => Promise<unknown>): Promise<{ statements: Stat
     for (const run of runs) {
       const r = await explained(run);
       expect(r.problems).toEqual([]);
-      all.push(...r.statements.map((s) => textOf(s.sql)));
-      byRun.push(r.statements.map((s) => textOf(s.sql)));
+      all.push(...r.statements.map((s) => s.sql));
+      byRun.push(r.statements.map((s) => s.sql));
     }
     // A typo with an employer the lake knows: trigrams at the employer only (the arm anywhere reads
     // every name sharing the query's trigrams); with a location only (no employer): anywhere.
@@ -134,8 +116,6 @@ async function explained(fn: () => Promise<unknown>): Promise<{ statements: Stat
       expect([String(arm), all.some((sql) => arm.test(sql))]).toEqual([String(arm), true]);
     }
     expect(renamed).toBeDefined();
-    // The person statements ran prepared (the generic plan) and were explained as such.
-    expect(executedStatements).toBeGreaterThan(0);
   });
 
   it('fails a statement that can only scan persons (the check can fail)', async () => {
