@@ -11,7 +11,10 @@
  * times much less. The load average is printed beside them.
  *
  * Options: --persons=100000 (--1m) --seed=11 --count=300 --explain=100 --mix=<class=weight,...>
+ *   --answers=<file>: every query's answer (best id and likelihood, or the error code), one line each,
+ *   to compare two engines on the same lake and queries (`diff` of the two files).
  */
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import { captureStatements, type Statement } from './readMix';
@@ -51,6 +54,8 @@ async function main(): Promise<void> {
   const count = intArg('count', 300);
   const explainCount = intArg('explain', 100);
   const mixText = stringArg('mix');
+  const answersFile = stringArg('answers');
+  const answers: string[] = [];
   const world = createWorld({ persons, companies, seed: SEED, asOf: AS_OF });
   const loaded = persons - Math.floor(persons / 50);
   const db = await benchDatabaseUrl(process.env.BENCH_MATCH_DATABASE || `enrich_bench_match_${persons}`);
@@ -97,6 +102,19 @@ async function main(): Promise<void> {
       knex.off('query', onQuery).off('query-response', onDone).off('query-error', onDone);
       timed.push({ wall, cpu, statements, roundTrips, noise: q.noise });
     }
+    // Untimed: every query's ranked candidates down to likelihood 0 (the answer and the ones behind it).
+    if (answersFile) {
+      for (const [i, q] of queries.entries()) {
+        try {
+          const out = await matchPerson(knex, { ...q.query, candidates: 10, min_likelihood: 0 });
+          answers.push(`${i}\t${q.noise}\t${(out.candidates ?? []).map((c) => `${c.data.id}:${c.match.likelihood}`).join(' ')}`);
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          answers.push(`${i}\t${q.noise}\t${e.code}`);
+        }
+      }
+      writeFileSync(answersFile, `${answers.join('\n')}\n`);
+    }
     const pgCpuPerMatch = (cpuMicros(pid) - pgCpu0) / 1000 / timed.length;
     const samePid = (await backendPid()) === pid;
     const loadAfter = os.loadavg().map((l) => l.toFixed(2)).join(' ');
@@ -137,7 +155,7 @@ async function main(): Promise<void> {
     const f = (xs: number[], p: number) => percentile(sorted(xs), p).toFixed(1);
     const mean = (xs: number[]) => (xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length));
     const lines = [
-      `bench:match:profile — lake enrich_bench_match_${persons} (${loaded.toLocaleString('en')} persons), ${queries.length} person queries (seed ${seed}, mix ${mixText ?? 'default'}), in process`,
+      `bench:match:profile — lake ${new URL(db.url).pathname.slice(1)} (${loaded.toLocaleString('en')} persons), ${queries.length} person queries (seed ${seed}, mix ${mixText ?? 'default'}), in process`,
       `Load average before / after: ${loadBefore} / ${loadAfter} (${os.cpus().length} cores); ${new Date().toISOString()}`,
       `Per match: wall p50 ${f(timed.map((t) => t.wall), 50)} ms, p95 ${f(timed.map((t) => t.wall), 95)} ms; node CPU p50 ${f(timed.map((t) => t.cpu), 50)} ms, mean ${mean(timed.map((t) => t.cpu)).toFixed(2)} ms;` +
         ` statements mean ${mean(timed.map((t) => t.statements.length)).toFixed(2)} (max ${Math.max(...timed.map((t) => t.statements.length))}); round trips mean ${mean(timed.map((t) => t.roundTrips)).toFixed(2)} (max ${Math.max(...timed.map((t) => t.roundTrips))})`,

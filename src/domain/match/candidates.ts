@@ -13,9 +13,46 @@ import { compareName, type PersonCandidate, type PersonQuery, type ResolvedEmplo
 import { fold, localWords } from './normalize';
 
 export interface FoundPerson {
-  candidate: PersonCandidate;
+  /** The record, parsed on first use (only candidates whose name agrees are: person.ts). */
+  readonly candidate: PersonCandidate;
+  /** What the name comparisons read of the record (compareName, compareEmailLocal: recordName). */
+  readonly name: NameFields;
   /** The record as served (JSON text). */
   text: string;
+}
+
+export type NameFields = Pick<PersonCandidate, 'id' | 'full_name' | 'first_name' | 'last_name'>;
+
+/**
+ * The names as the candidate the name comparisons take: compareName and compareEmailLocal read the
+ * record's names only (recordName, full_name); test/unit/match/nameFields.test.ts fails if either
+ * reads another field.
+ */
+export const asCandidate = (name: NameFields): PersonCandidate => name as PersonCandidate;
+
+const STRING = '"(?:[^"\\\\]|\\\\.)*"';
+/**
+ * A record's text begins with its id and names (the lake's records are written so: id, full_name,
+ * first_name, last_name, as the first keys of the top-level object). Read from there, they spare
+ * parsing the whole record (4.7 KB on average in the bench's lake; 35 candidates a match, most of
+ * them namesakes of the key whose first name disagrees) for a candidate whose name rules it out.
+ * Anchored at the text's start, the keys are the top level's; a record written otherwise is parsed.
+ */
+const NAMES_AT_START = new RegExp(`^\\{"id":(${STRING}),"full_name":(${STRING}),"first_name":(null|${STRING}),"last_name":(null|${STRING})[,}]`);
+
+class Found implements FoundPerson {
+  private parsed: PersonCandidate | undefined;
+  readonly name: NameFields;
+  constructor(readonly text: string) {
+    const m = NAMES_AT_START.exec(text);
+    this.name = m
+      ? { id: JSON.parse(m[1]!), full_name: JSON.parse(m[2]!), first_name: JSON.parse(m[3]!), last_name: JSON.parse(m[4]!) }
+      : this.candidate;
+  }
+
+  get candidate(): PersonCandidate {
+    return (this.parsed ??= JSON.parse(this.text) as PersonCandidate);
+  }
 }
 
 const MAX_KEYS = 6;
@@ -72,17 +109,19 @@ export async function findPersonCandidates(db: Knex, q: PersonQuery): Promise<{ 
   // anywhere (a GIN scan of every name sharing the query's trigrams: at 1M the slowest statement of
   // matching, p95 44 ms) would add people at other employers, whom only the name ties to the query
   // (the company disagrees), and never the answer for the employer asked.
-  const agrees = q.name ? found.some((f) => ['exact', 'nickname', 'close'].includes(compareName(q.name!, f.candidate).level)) : found.length > 0;
+  const agrees = q.name ? found.some((f) => ['exact', 'nickname', 'close'].includes(compareName(q.name!, asCandidate(f.name)).level)) : found.length > 0;
   if (!agrees && name.length >= 3) {
     const companyIds = [...new Set([...resolved.byName, ...resolved.byFormerName, ...resolved.byDomain, ...(q.companyId ? [q.companyId] : [])])];
-    const seen = new Set(found.map((f) => f.candidate.id));
+    const seen = new Set(found.map((f) => f.name.id));
     found.push(...parsed((await findPersonsByTrigram(db, name, companyIds, { anywhere: companyIds.length === 0 })).filter((r) => !seen.has(r.id))));
   }
   return { resolved, found };
 }
 
-const parsed = (rows: readonly { record: string }[]): FoundPerson[] =>
-  rows.map((row) => ({ text: row.record, candidate: JSON.parse(row.record) as PersonCandidate }));
+/** A found record from its served text. */
+export const foundPerson = (text: string): FoundPerson => new Found(text);
+
+const parsed = (rows: readonly { record: string }[]): FoundPerson[] => rows.map((row) => new Found(row.record));
 
 export interface CompanyCandidateRecord {
   id: string;

@@ -11,8 +11,8 @@ import { findPersonJson } from '../../db/repositories/personRecords';
 import { AppError } from '../errors';
 import { personKeyFromQuery } from '../lake/identifiers';
 import { canonicalCompanyId } from '../../model/identifiers';
-import { findPersonCandidates, type FoundPerson } from './candidates';
-import { comparePerson, type Comparison, type Level, type PersonQuery } from './compare';
+import { asCandidate, findPersonCandidates, type FoundPerson } from './candidates';
+import { compareEmailLocal, compareName, comparePerson, type Comparison, type Level, type PersonQuery } from './compare';
 import { PARAMETERS, type MatchParameters } from './parameters';
 import { companyKey, nameFromParts, parseEmail, parseName, placeOf, registrableDomain } from './normalize';
 import { weigh } from './score';
@@ -91,10 +91,25 @@ export function eligible(comparisons: readonly Comparison[]): boolean {
   return comparisons.some((e) => e.field !== 'name' && e.field !== 'email' && AGREES.includes(e.level));
 }
 
+/**
+ * Whether a candidate's name can make it eligible: the first test of eligible(), on what the name
+ * comparisons read (the record's names: FoundPerson.name), so that a candidate it rules out is
+ * neither parsed nor compared field by field. The same outcome as eligible() on the whole
+ * comparison: eligible() asks this first, with the same comparisons (comparePerson's name and email).
+ */
+function nameMayAgree(query: PersonQuery, f: FoundPerson): boolean {
+  if (query.name) return NAME_AGREES.includes(compareName(query.name, asCandidate(f.name)).level);
+  if (query.email) return EMAIL_AGREES.includes(compareEmailLocal(query.email, asCandidate(f.name)).level);
+  return false;
+}
+
 /** The compared candidates of a query that may be the answer (eligible). */
 export async function comparePersonCandidates(db: Knex, query: PersonQuery) {
   const { resolved, found } = await findPersonCandidates(db, query);
-  return found.map((f) => ({ item: f, comparisons: comparePerson(query, f.candidate, resolved) })).filter((c) => eligible(c.comparisons));
+  return found
+    .filter((f) => nameMayAgree(query, f))
+    .map((f) => ({ item: f, comparisons: comparePerson(query, f.candidate, resolved) }))
+    .filter((c) => eligible(c.comparisons));
 }
 
 /** Compared candidates weighed and ranked, best first (parameters: the committed ones, or a fit's). */
