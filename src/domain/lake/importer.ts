@@ -34,7 +34,7 @@ import {
   insertImportCheckpoint,
 } from '../../db/repositories/importCheckpoints';
 import { storedIdentities } from '../../db/repositories/lakeIdentities';
-import { loadChunks, loadRecords, prepareRecord, writeRecords, type PreparedRecord, type WriteOutcome } from './write/writer';
+import { loadChunks, loadRecords, prepareRecord, thinRecord, writeRecords, type PreparedRecord, type WriteOutcome } from './write/writer';
 import { defaultImportLanes, lookupKeys, recordIdentifiers, splitIntoLanes } from './lanes';
 import { SeenKeys } from './write/seenKeys';
 
@@ -620,7 +620,10 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
         }
         let part = chunk.parts[chunk.parts.length - 1]!;
         if (part.length >= batchSize) chunk.parts.push((part = []));
-        part.push({ line: raw.line, record: checked.record, prepared: prepareRecord(kind, checked.record as never) });
+        const prepared = prepareRecord(kind, checked.record as never, raw.text);
+        // Held until its commit as its identity, typed rows and text only (writer.ts thinRecord).
+        if (kind === 'person' && prepared.record === checked.record) prepared.record = thinRecord(prepared.record, raw.text);
+        part.push({ line: raw.line, record: prepared.record, prepared });
         if (part.length >= batchSize && chunk.parts.length >= chunksPerCommit) await flush();
       }
     } catch (err) {

@@ -29,6 +29,7 @@ import { recordChanges, type ChangeOrigin } from './changes';
 import { diffRecords, isSameRecord, type ChangeEntry } from './diff';
 import { reverification, type Reverification } from './splice';
 import type { SeenKeys } from './seenKeys';
+import { isCanonicalJson } from './canonicalJson';
 import type { TouchRow } from '../../../db/repositories/lakeTables';
 import { storedCompanyId } from '../../../model/identifiers';
 import { normalizeIdentifier } from '../identifiers';
@@ -116,6 +117,8 @@ export async function writeRecords<K extends LakeKind>(
   options: WriteOptions = {},
 ): Promise<WriteOutcome> {
   const origin = options.origin ?? 'import';
+  // An initial load's thin records are parsed again here (fullRecord: the rare repeat or fallback).
+  records = records.map(fullRecord);
   // The text each record is stored as: the repositories store JSON.stringify of the record as is.
   const storedTexts = new Map<string, string>();
   // A record holding text the database cannot store is set aside before any SQL, so it fails
@@ -355,7 +358,7 @@ async function loadPersons(
   // Withdrawn subjects among the new ones, read before anything of the batch is written (as
   // writeRecords reads them for its whole batch). Digests (a SHA-256 per identifier) only when
   // some record has been withdrawn at all.
-  const digestsOf = (r: PersonRecord) => personDigests(r);
+  const digestsOf = (r: PersonRecord) => personDigests(fullRecord(r));
   const blocked = fresh.length && (await anySuppressions(trx)) ? await suppressedDigests(trx, fresh.flatMap(digestsOf)) : new Set<string>();
   const refused = blocked.size ? fresh.filter((r) => digestsOf(r).some((d) => blocked.has(d))) : [];
   const allowed = refused.length ? fresh.filter((r) => !refused.includes(r)) : fresh;
@@ -366,7 +369,7 @@ async function loadPersons(
   const sqlRules: string[] = [];
   for (const record of allowed) {
     const rows = rowsOf.get(record)!;
-    persons.push(rows.person);
+    persons.push(rows.person, rows.record, '\n');
     if (rows.positions) positions.push(rows.positions);
     if (rows.educations) educations.push(rows.educations);
     refresh.push(rows.refresh);
@@ -476,7 +479,7 @@ export async function loadChunks<K extends LakeKind>(
       }
       part.fresh.push(record);
       const rows = rowsOf.get(record)!;
-      persons.push(rows.person);
+      persons.push(rows.person, rows.record, '\n');
       if (rows.positions) positions.push(rows.positions);
       if (rows.educations) educations.push(rows.educations);
       refresh.push(rows.refresh);
@@ -533,6 +536,28 @@ function writeInSavepoint<K extends LakeKind>(trx: Knex.Transaction, kind: K, re
   return trx.transaction((savepoint) => writeRecords(savepoint, kind, records, options));
 }
 
+/** Where a thin record keeps the line its whole record is parsed from again (JSON.stringify ignores it). */
+const LINE = Symbol('line');
+
+/**
+ * A record reduced to its identity (id, username) for an initial load to hold between reading and
+ * writing (importer.ts): its typed rows and stored text are made, and what is written by COPY
+ * needs nothing else, so the parsed tree dies young instead of surviving into the old generation
+ * with its chunk (two commits of 5,000 records in flight: the GC was a quarter of the load's Node
+ * CPU, issue 35). The few records that take another path (a repeat, a fallback, a withdrawn
+ * subject) are parsed again from `line` (fullRecord), which gives the same record. Only for a
+ * record that JSON.parse(line) gave, unchanged since.
+ */
+export function thinRecord<R extends AnyRecord>(record: R, line: string): R {
+  return { id: record.id, username: record.username, [LINE]: line } as unknown as R;
+}
+
+/** The whole record of a thin one (thinRecord), parsed again from its line; any other record as it is. */
+export function fullRecord<R extends AnyRecord>(record: R): R {
+  const line = (record as { [LINE]?: string })[LINE];
+  return line === undefined ? record : (JSON.parse(line) as R);
+}
+
 /** A person's keys in a load's SeenKeys. */
 const idKey = (r: AnyRecord) => `i:${r.id.toLowerCase()}`;
 const usernameKey = (r: AnyRecord) => `u:${storedUsername(r)}`;
@@ -549,11 +574,15 @@ export interface PreparedRecord {
 
 /**
  * The work of loadRecords that depends on one record alone, done ahead (importer.ts does it while
- * the previous chunk is being written, so Node's share overlaps the database's).
+ * the previous chunk is being written, so Node's share overlaps the database's). `line`: the text
+ * `record` was parsed from (JSON.parse, nothing changed since), if the caller has it.
  */
-export function prepareRecord(kind: LakeKind, record: AnyRecord): PreparedRecord {
+export function prepareRecord(kind: LakeKind, record: AnyRecord, line?: string): PreparedRecord {
   const normalized = normalize(kind, record);
-  const text = JSON.stringify(normalized);
+  // The line the record was parsed from is its stored text when it is the text JSON.stringify
+  // would write (canonicalJson.ts), which the exports people load usually are: no second
+  // serialisation, no second copy of the text.
+  const text = line !== undefined && normalized === record && isCanonicalJson(line, record) ? line : JSON.stringify(normalized);
   if (kind !== 'person') return { record: normalized, text, rows: undefined };
   const person = normalized as PersonRecord;
   return { record: normalized, text, rows: personRows(person, storedUsername(person), text) };
