@@ -342,7 +342,7 @@ export async function storedPersonKeys(
  * its stored text, a newline).
  */
 export interface PersonCopyRows {
-  persons: readonly string[];
+  persons: readonly (string | Buffer)[];
   positions: readonly string[];
   educations: readonly string[];
   refresh: readonly string[];

@@ -132,7 +132,8 @@ export interface PersonRows {
    * was flattened first, issue 35).
    */
   person: string;
-  record: string;
+  /** The stored text escaped for COPY, or its UTF-8 bytes as read when nothing needed escaping (writer.ts prepareRecord). */
+  record: string | Buffer;
   /** Lines of `person_positions` (POSITION_COLUMNS), possibly none. */
   positions: string;
   /** Lines of `person_educations` (EDUCATION_COLUMNS), possibly none. */

@@ -341,7 +341,7 @@ async function loadPersons(
     const record = ready.record as PersonRecord;
     unique.push(record);
     originalOf.set(record, original);
-    stored.set(record.id.toLowerCase(), ready.text);
+    stored.set(record.id.toLowerCase(), storedText(ready));
     rowsOf.set(record, ready.rows);
   }
   // Persons already stored, by either key: asked of the database only for those the filter may
@@ -362,7 +362,7 @@ async function loadPersons(
   const blocked = fresh.length && (await anySuppressions(trx)) ? await suppressedDigests(trx, fresh.flatMap(digestsOf)) : new Set<string>();
   const refused = blocked.size ? fresh.filter((r) => digestsOf(r).some((d) => blocked.has(d))) : [];
   const allowed = refused.length ? fresh.filter((r) => !refused.includes(r)) : fresh;
-  const persons: string[] = [];
+  const persons: (string | Buffer)[] = [];
   const positions: string[] = [];
   const educations: string[] = [];
   const refresh: string[] = [];
@@ -450,7 +450,7 @@ export async function loadChunks<K extends LakeKind>(
       const record = ready.record as PersonRecord;
       part.unique.push(record);
       originalOf.set(record, original);
-      part.stored.set(record.id.toLowerCase(), ready.text);
+      part.stored.set(record.id.toLowerCase(), storedText(ready));
       rowsOf.set(record, ready.rows);
       if (!seen || seen.mayHave(idKey(record)) || seen.mayHave(usernameKey(record))) asked.push(record);
     }
@@ -463,7 +463,7 @@ export async function loadChunks<K extends LakeKind>(
   // Keys of the persons of the chunks before: stored by the time loadRecords would reach this chunk.
   const ids = new Set<string>();
   const usernames = new Set<string>();
-  const persons: string[] = [];
+  const persons: (string | Buffer)[] = [];
   const positions: string[] = [];
   const educations: string[] = [];
   const refresh: string[] = [];
@@ -548,14 +548,14 @@ const LINE = Symbol('line');
  * subject) are parsed again from `line` (fullRecord), which gives the same record. Only for a
  * record that JSON.parse(line) gave, unchanged since.
  */
-export function thinRecord<R extends AnyRecord>(record: R, line: string): R {
+export function thinRecord<R extends AnyRecord>(record: R, line: string | Buffer): R {
   return { id: record.id, username: record.username, [LINE]: line } as unknown as R;
 }
 
 /** The whole record of a thin one (thinRecord), parsed again from its line; any other record as it is. */
 export function fullRecord<R extends AnyRecord>(record: R): R {
-  const line = (record as { [LINE]?: string })[LINE];
-  return line === undefined ? record : (JSON.parse(line) as R);
+  const line = (record as { [LINE]?: string | Buffer })[LINE];
+  return line === undefined ? record : (JSON.parse(typeof line === 'string' ? line : line.toString('utf8')) as R);
 }
 
 /** A person's keys in a load's SeenKeys. */
@@ -567,7 +567,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A record as an initial load writes it: normalized, its stored text, its typed rows (persons). */
 export interface PreparedRecord {
   record: AnyRecord;
-  text: string;
+  /**
+   * The stored text, or its UTF-8 bytes when it is the line as read (kept off the JS heap until
+   * the commit: the string dies young, issue 35).
+   */
+  text: string | Buffer;
   /** Undefined for a company, or a person whose values SQL would refuse (rows.ts). */
   rows: PersonRows | undefined;
 }
@@ -577,13 +581,24 @@ export interface PreparedRecord {
  * the previous chunk is being written, so Node's share overlaps the database's). `line`: the text
  * `record` was parsed from (JSON.parse, nothing changed since), if the caller has it.
  */
-export function prepareRecord(kind: LakeKind, record: AnyRecord, line?: string): PreparedRecord {
+export function prepareRecord(kind: LakeKind, record: AnyRecord, line?: string, bytes?: Buffer): PreparedRecord {
   const normalized = normalize(kind, record);
   // The line the record was parsed from is its stored text when it is the text JSON.stringify
   // would write (canonicalJson.ts), which the exports people load usually are: no second
   // serialisation, no second copy of the text.
-  const text = line !== undefined && normalized === record && isCanonicalJson(line, record) ? line : JSON.stringify(normalized);
+  const asRead = line !== undefined && normalized === record && isCanonicalJson(line, record);
+  const text = asRead ? line : JSON.stringify(normalized);
   if (kind !== 'person') return { record: normalized, text, rows: undefined };
   const person = normalized as PersonRecord;
-  return { record: normalized, text, rows: personRows(person, storedUsername(person), text) };
+  const rows = personRows(person, storedUsername(person), text);
+  // The line's bytes as read (UTF-8 of `text`) are the COPY field itself when no backslash needs
+  // escaping: the text is then held until the commit as those bytes, outside the JS heap.
+  if (asRead && bytes && rows && bytes.indexOf(0x5c) === -1) {
+    rows.record = bytes;
+    return { record: normalized, text: bytes, rows };
+  }
+  return { record: normalized, text, rows };
 }
+
+/** A prepared record's stored text as a string. */
+const storedText = (ready: PreparedRecord): string => (typeof ready.text === 'string' ? ready.text : ready.text.toString('utf8'));
