@@ -198,7 +198,7 @@ describe('enrich import --initial-load, persons repeated in the file', () => {
 
   it('lines not as JSON.stringify writes them (spaces, escapes, a key twice, positions out of order), repeated: the same as the writer gives', async () => {
     // The initial load stores a line as it is only when it is the text JSON.stringify would write
-    // (canonicalJson.ts), and holds each record as its line until the commit (writer.ts thinRecord).
+    // (writer.ts prepareRecord), and holds each record as its line until the commit (thinRecord).
     await clear(loaded.h.knex);
     await clear(plain.h.knex);
     const withdrawn = personRecord();
