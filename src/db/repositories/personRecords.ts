@@ -342,9 +342,13 @@ export async function storedPersonKeys(
   return { ids: new Set(rows.map((r) => r.id)), usernames: new Set(rows.map((r) => r.username)) };
 }
 
-/** The typed rows of new persons, as lines of COPY's text format (domain/lake/write/rows.ts). */
+/**
+ * The typed rows of new persons, as lines of COPY's text format (domain/lake/write/rows.ts); each
+ * table's strings are sent one after the other, so a line may come in pieces (persons: its columns,
+ * its stored text, a newline).
+ */
 export interface PersonCopyRows {
-  persons: readonly string[];
+  persons: readonly (string | Buffer)[];
   positions: readonly string[];
   educations: readonly string[];
   refresh: readonly string[];

@@ -34,7 +34,7 @@ import {
   insertImportCheckpoint,
 } from '../../db/repositories/importCheckpoints';
 import { storedIdentities } from '../../db/repositories/lakeIdentities';
-import { loadChunks, loadRecords, prepareRecord, writeRecords, type PreparedRecord, type WriteOutcome } from './write/writer';
+import { loadChunks, loadRecords, prepareRecord, thinRecord, writeRecords, type PreparedRecord, type WriteOutcome } from './write/writer';
 import { defaultImportLanes, lookupKeys, recordIdentifiers, splitIntoLanes } from './lanes';
 import { SeenKeys } from './write/seenKeys';
 
@@ -118,7 +118,7 @@ export class ImportAborted extends Error {
 const GZIP_MAGIC = [0x1f, 0x8b];
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
-type RawLine = ({ line: number; text: string } | { line: number; problem: string }) & {
+type RawLine = ({ line: number; text: string; bytes: Buffer } | { line: number; problem: string }) & {
   /** Bytes of the (decompressed) input up to and including this line's newline. */
   end: number;
 };
@@ -154,7 +154,7 @@ async function* readLines(input: Readable, maxBytes: number, from: StartAt = { l
     if (first && bytes.subarray(0, 3).equals(BOM)) bytes = bytes.subarray(3);
     first = false;
     try {
-      return { line, end, text: decoder.decode(bytes) };
+      return { line, end, text: decoder.decode(bytes), bytes };
     } catch {
       return { line, end, problem: 'not valid UTF-8' };
     }
@@ -620,7 +620,10 @@ async function resumableLoad(db: Knex, options: ImportOptions): Promise<ImportRe
         }
         let part = chunk.parts[chunk.parts.length - 1]!;
         if (part.length >= batchSize) chunk.parts.push((part = []));
-        part.push({ line: raw.line, record: checked.record, prepared: prepareRecord(kind, checked.record as never) });
+        const prepared = prepareRecord(kind, checked.record as never, raw.text, raw.bytes);
+        // Held until its commit as its identity, typed rows and text only (writer.ts thinRecord).
+        if (kind === 'person' && prepared.record === checked.record) prepared.record = thinRecord(prepared.record, typeof prepared.text === 'string' ? raw.text : prepared.text);
+        part.push({ line: raw.line, record: prepared.record, prepared });
         if (part.length >= batchSize && chunk.parts.length >= chunksPerCommit) await flush();
       }
     } catch (err) {

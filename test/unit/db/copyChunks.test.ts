@@ -21,6 +21,12 @@ describe('copyChunks', () => {
     }
   });
 
+  it('copies Buffers among the lines as the bytes they are', () => {
+    const mixed = ['head\t', Buffer.from('{"name":"Zoë 😀"}', 'utf8'), '\n', Buffer.from('y'.repeat(300)), 'tail\n'];
+    const expected = Buffer.concat(mixed.map((l) => (typeof l === 'string' ? Buffer.from(l, 'utf8') : l)));
+    for (const size of [8, 16, 64, 262_144]) expect(Buffer.concat([...copyChunks(mixed, size)]).equals(expected)).toBe(true);
+  });
+
   it('yields nothing for no lines', () => {
     expect([...copyChunks([])]).toEqual([]);
   });

@@ -125,8 +125,15 @@ export function lakeSkills(skills: readonly { name: string }[]): { skills: strin
 }
 
 export interface PersonRows {
-  /** One line of `persons` (PERSON_COLUMNS). */
+  /**
+   * The line of `persons` (PERSON_COLUMNS) in two pieces, `person` + `record` + a newline: its
+   * columns up to the stored text (each followed by a tab), and the stored text escaped. Kept
+   * apart, so the COPY encodes the 5 KB text as the flat string it is (a rope of the whole line
+   * was flattened first, issue 35).
+   */
   person: string;
+  /** The stored text escaped for COPY, or its UTF-8 bytes as read when nothing needed escaping (writer.ts prepareRecord). */
+  record: string | Buffer;
   /** Lines of `person_positions` (POSITION_COLUMNS), possibly none. */
   positions: string;
   /** Lines of `person_educations` (EDUCATION_COLUMNS), possibly none. */
@@ -201,7 +208,8 @@ export function personRows(record: PersonRecord, username: string, text: string)
   let person = '';
   for (let i = 0; i < fields.length - 1; i += 1) person += `${copyField(fields[i])}\t`;
   return {
-    person: `${person}${doc}\n`,
+    person,
+    record: doc,
     positions: positionLines,
     educations: educationLines,
     refresh: `${id}\t${record.fetched_at}\n`,
