@@ -32,15 +32,18 @@
  *   nothing" question alone, so more rounds fit in the same time).
  * --measure=instructions: instead of req/s and CPU time, counts the machine instructions each
  *   request costs each server with valgrind's callgrind (`valgrind --tool=callgrind`, needs valgrind
- *   installed): every server starts under callgrind with counting off, answers --warmup=2000
- *   requests (JIT, caches, prepared statements), then counts for --requests=1000 requests (4 in
- *   flight) and is stopped; instructions per request are the count over the requests. An
- *   instruction count does not depend on how busy the machine is (the same work counts the same
- *   whatever else runs), so it resolves differences of a percent or two that req/s and CPU time
- *   cannot on a shared machine; what remains is the program's own variation (garbage collection,
- *   JIT timing), which the --rounds (default 3 here) show. It counts work, not time: a cache miss
- *   or a system call's kernel time costs no instruction here. Ratios as above, the instruction
- *   count standing for CPU time (previous/off, off/on).
+ *   installed). Every server starts once under callgrind with counting off and V8 flags that keep
+ *   threads and timing out of the count (lib.ts DETERMINISTIC_V8_FLAGS: no concurrent JIT or GC
+ *   threads, a fixed young generation, the GC's predictable schedule), answers --warmup=3000
+ *   requests, then the servers take turns in counted windows of --requests=2000 requests (4 in
+ *   flight) in ABBA order over --rounds=4; each window's counters are zeroed before it
+ *   (`callgrind_control -z`) and dumped after it, and the same server's count over an idle spell as
+ *   long as the window is subtracted (its timers). An instruction count does not depend on how busy
+ *   the machine is, so it resolves differences of a percent or two that req/s and CPU time cannot on
+ *   a shared machine; the rounds show what variation remains. It counts work, not time: a cache
+ *   miss or a system call's kernel time costs no instruction here. Slow: under callgrind a request
+ *   takes ~50 times as long (at load 20, a window of 1,000 requests took 260 s). Ratios as above,
+ *   the instruction count standing for CPU time (previous/off, off/on).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
