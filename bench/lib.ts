@@ -341,3 +341,12 @@ export function loadAverages(): string {
 export function loadAverageLine(atStart: string): string {
   return `Load average at the start: ${atStart}; at the end: ${loadAverages()} (${os.cpus().length} cores); ${new Date().toISOString()}`;
 }
+
+/**
+ * V8 flags for the processes counted under callgrind (bench:tracing-instructions, bench:tracing-pipeline --measure=instructions), so that the same requests cost the same instructions:
+ * no background threads (concurrent JIT compilation, concurrent marking and sweeping are all
+ * counted, and how much of their work falls into a window depends on thread scheduling), a fixed
+ * young generation (scavenges at the same allocation points in every window) and the garbage
+ * collector's predictable schedule (no heap growing or shrinking on idle notifications or timers).
+ */
+export const DETERMINISTIC_V8_FLAGS = ['--single-threaded', '--predictable-gc-schedule', '--min-semi-space-size=16', '--max-semi-space-size=16'];

@@ -32,15 +32,18 @@
  *   nothing" question alone, so more rounds fit in the same time).
  * --measure=instructions: instead of req/s and CPU time, counts the machine instructions each
  *   request costs each server with valgrind's callgrind (`valgrind --tool=callgrind`, needs valgrind
- *   installed): every server starts under callgrind with counting off, answers --warmup=2000
- *   requests (JIT, caches, prepared statements), then counts for --requests=1000 requests (4 in
- *   flight) and is stopped; instructions per request are the count over the requests. An
- *   instruction count does not depend on how busy the machine is (the same work counts the same
- *   whatever else runs), so it resolves differences of a percent or two that req/s and CPU time
- *   cannot on a shared machine; what remains is the program's own variation (garbage collection,
- *   JIT timing), which the --rounds (default 3 here) show. It counts work, not time: a cache miss
- *   or a system call's kernel time costs no instruction here. Ratios as above, the instruction
- *   count standing for CPU time (previous/off, off/on).
+ *   installed). Every server starts once under callgrind with counting off and V8 flags that keep
+ *   threads and timing out of the count (lib.ts DETERMINISTIC_V8_FLAGS: no concurrent JIT or GC
+ *   threads, a fixed young generation, the GC's predictable schedule), answers --warmup=3000
+ *   requests, then the servers take turns in counted windows of --requests=2000 requests (4 in
+ *   flight) in ABBA order over --rounds=4; each window's counters are zeroed before it
+ *   (`callgrind_control -z`) and dumped after it, and the same server's count over an idle spell as
+ *   long as the window is subtracted (its timers). An instruction count does not depend on how busy
+ *   the machine is, so it resolves differences of a percent or two that req/s and CPU time cannot on
+ *   a shared machine; the rounds show what variation remains. It counts work, not time: a cache
+ *   miss or a system call's kernel time costs no instruction here. Slow: under callgrind a request
+ *   takes ~50 times as long (at load 20, a window of 1,000 requests took 260 s). Ratios as above,
+ *   the instruction count standing for CPU time (previous/off, off/on).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -52,7 +55,7 @@ import readline from 'node:readline';
 import type autocannon from 'autocannon';
 import { createKnex, migrateLatest } from '../src/db/knex';
 import { createWorkspace } from '../src/domain/workspaces/admin';
-import { benchDatabaseUrl, ensureLake, intArg, measure, measureServer, median, startServerProcess, stringArg, type Round, type Server } from './lib';
+import { benchDatabaseUrl, DETERMINISTIC_V8_FLAGS, ensureLake, intArg, measure, measureServer, median, startServerProcess, stringArg, type Round, type Server } from './lib';
 
 /** The commit before issue 36's tracing work: the "previous release" code path. */
 const PREVIOUS = 'ddd6261';
@@ -150,9 +153,9 @@ async function main() {
     };
     try {
       await countInstructions(names, starters, {
-        rounds: intArg('rounds', 3),
-        warmup: intArg('warmup', 2000),
-        requests: intArg('requests', 1000),
+        rounds: intArg('rounds', 4),
+        warmup: intArg('warmup', 3000),
+        requests: intArg('requests', 2000),
         pathOf: (i) => `/api/v1/person?username=${encodeURIComponent(usernames[i % usernames.length]!)}`,
         headersOf: (name) => ({ authorization: `Bearer ${name === 'previous' ? previousLake.key : key}` }),
         previous,
@@ -273,7 +276,7 @@ function startUnderCallgrind(script: string, env: NodeJS.ProcessEnv, root = path
   const outFile = path.join(dir, 'callgrind.out');
   const child = spawn(
     'valgrind',
-    ['--tool=callgrind', '--quiet', '--instr-atstart=no', `--callgrind-out-file=${outFile}`, process.execPath, '--require', 'tsx/cjs', path.join(root, 'bench', 'servers', script)],
+    ['--tool=callgrind', '--quiet', '--instr-atstart=no', `--callgrind-out-file=${outFile}`, process.execPath, ...DETERMINISTIC_V8_FLAGS, '--require', 'tsx/cjs', path.join(root, 'bench', 'servers', script)],
     { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return new Promise((resolve, reject) => {
@@ -305,7 +308,7 @@ function startUnderCallgrind(script: string, env: NodeJS.ProcessEnv, root = path
   });
 }
 
-/** `count` GET requests, `inFlight` at a time, on keep-alive connections; each with a 60 s timeout. Returns the non-2xx count. */
+/** `count` GET requests, `inFlight` at a time, on keep-alive connections; each with a 10-minute timeout (under callgrind at load 20 the first instrumented requests took over a minute). Returns the non-2xx count. */
 async function sendRequests(url: string, count: number, pathOf: (i: number) => string, headers: Record<string, string>, inFlight = 4): Promise<number> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: inFlight });
   let next = 0;
@@ -313,7 +316,7 @@ async function sendRequests(url: string, count: number, pathOf: (i: number) => s
   let retries = 0;
   const one = (p: string) =>
     new Promise<void>((resolve, reject) => {
-      const req = http.get(`${url}${p}`, { agent, headers, timeout: 60_000 }, (res) => {
+      const req = http.get(`${url}${p}`, { agent, headers, timeout: 600_000 }, (res) => {
         if ((res.statusCode ?? 0) >= 300) non2xx++;
         res.resume();
         res.once('end', resolve);
@@ -342,48 +345,96 @@ async function sendRequests(url: string, count: number, pathOf: (i: number) => s
   return non2xx;
 }
 
-/** Instructions counted by callgrind (its dump's `totals:` line) between `-i on` and the dump. */
+/**
+ * Instructions counted by callgrind since its counters were last zeroed: dumps them (which zeroes
+ * them again) and reads the `totals:` line of the dump file(s) this dump wrote.
+ */
 function dumpedInstructions(pid: number, outFile: string): number {
+  const dir = path.dirname(outFile);
+  const mine = () => new Set(fs.readdirSync(dir).filter((f) => f.startsWith(path.basename(outFile))));
+  const before = mine();
   execFileSync('callgrind_control', ['-d', String(pid)], { stdio: 'ignore', timeout: 120_000 });
-  const dumps = fs.readdirSync(path.dirname(outFile)).filter((f) => f.startsWith(path.basename(outFile)));
   let total = 0;
-  for (const f of dumps) {
-    const m = /^(?:totals|summary): (\d+)/m.exec(fs.readFileSync(path.join(path.dirname(outFile), f), 'utf8'));
+  for (const f of mine()) {
+    if (before.has(f)) continue;
+    const m = /^(?:totals|summary): (\d+)/m.exec(fs.readFileSync(path.join(dir, f), 'utf8'));
     if (m) total += Number(m[1]);
+    fs.rmSync(path.join(dir, f), { force: true });
   }
   return total;
 }
 
+const zeroCounters = (pid: number) => execFileSync('callgrind_control', ['-z', String(pid)], { stdio: 'ignore', timeout: 120_000 });
+
+/**
+ * Every server is started once under callgrind and warmed up (counting off), then counting is
+ * turned on in all of them and the servers take turns in windows of --requests requests, in ABBA
+ * order (A B B A A B B A …: each server as often first as second of a pair, so a drift over the run,
+ * such as a JIT tier still settling, falls on both alike): before a window the server's counters are
+ * zeroed (`callgrind_control -z`: what the server did while the other one was counted is not in
+ * its figure), after it they are dumped. Right after each window the same server is counted idle
+ * for as long as the window took (its timers: the pool's reaper, the key cache, the event feed's
+ * sequencer), and that idle count is subtracted, so a server asked more slowly in one window is
+ * not charged for the longer wall time. Instructions per request = (window − idle) / requests.
+ */
 async function countInstructions<Name extends string>(
   names: Name[],
   starters: Record<Name, () => Promise<Server & { pid: number; outFile: string }>>,
   opts: { rounds: number; warmup: number; requests: number; pathOf: (i: number) => string; headersOf: (name: Name) => Record<string, string>; previous: string },
 ) {
   const perRequest = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<Name, number[]>;
+  const idleShare = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<Name, number[]>;
   const non2xx = Object.fromEntries(names.map((n) => [n, 0])) as Record<Name, number>;
   const loads: number[] = [];
-  for (let r = 0; r < opts.rounds; r++) {
-    const order = r % 2 ? [...names].reverse() : names;
-    for (const name of order) {
-      const server = await starters[name]();
-      try {
-        // The same requests for every server, and a different slice of the usernames in each round.
-        const base = r * (opts.warmup + opts.requests);
-        await sendRequests(server.url, opts.warmup, (i) => opts.pathOf(base + i), opts.headersOf(name));
-        execFileSync('callgrind_control', ['-i', 'on', String(server.pid)], { stdio: 'ignore', timeout: 120_000 });
-        non2xx[name] += await sendRequests(server.url, opts.requests, (i) => opts.pathOf(base + opts.warmup + i), opts.headersOf(name));
-        perRequest[name].push(dumpedInstructions(server.pid, server.outFile) / opts.requests);
-      } finally {
-        await server.stop();
-      }
-      loads.push(os.loadavg()[0]!);
-      process.stderr.write(`round ${r + 1}/${opts.rounds}: ${name} ${(perRequest[name].at(-1)! / 1e6).toFixed(3)} M instructions/request, load ${os.loadavg()[0]!.toFixed(1)}\n`);
+  const servers = {} as Record<Name, Server & { pid: number; outFile: string }>;
+  try {
+    for (const name of names) {
+      servers[name] = await starters[name]();
+      // The same warm-up requests for every server.
+      await sendRequests(servers[name].url, opts.warmup, (i) => opts.pathOf(i), opts.headersOf(name));
+      process.stderr.write(`${name}: started under callgrind and warmed up (${opts.warmup} requests)\n`);
     }
+    for (const name of names) execFileSync('callgrind_control', ['-i', 'on', String(servers[name].pid)], { stdio: 'ignore', timeout: 120_000 });
+    // One more warm-up window each with counting on (callgrind re-translates the code once when instrumentation starts).
+    for (const name of names) await sendRequests(servers[name].url, Math.min(opts.warmup, 200), (i) => opts.pathOf(i), opts.headersOf(name));
+    let window = 0;
+    for (let r = 0; r < opts.rounds; r++) {
+      // ABBA: rounds 0 and 3 forwards, 1 and 2 backwards, and so on.
+      const order = r % 4 === 1 || r % 4 === 2 ? [...names].reverse() : names;
+      for (const name of order) {
+        const server = servers[name];
+        // The same requests for every server within a round, a different slice of the usernames in each round.
+        const base = opts.warmup + r * opts.requests;
+        zeroCounters(server.pid);
+        const started = performance.now();
+        non2xx[name] += await sendRequests(server.url, opts.requests, (i) => opts.pathOf(base + i), opts.headersOf(name));
+        const busy = dumpedInstructions(server.pid, server.outFile);
+        const wallMs = performance.now() - started;
+        zeroCounters(server.pid);
+        const idleStarted = performance.now();
+        await new Promise((resolve) => setTimeout(resolve, wallMs));
+        const idle = dumpedInstructions(server.pid, server.outFile);
+        const idleForWindow = idle * (wallMs / (performance.now() - idleStarted));
+        perRequest[name].push((busy - idleForWindow) / opts.requests);
+        idleShare[name].push(idleForWindow / busy);
+        window++;
+        loads.push(os.loadavg()[0]!);
+        process.stderr.write(
+          `round ${r + 1}/${opts.rounds}, window ${window}: ${name} ${(perRequest[name].at(-1)! / 1e6).toFixed(4)} M instructions/request (idle ${((idleForWindow / busy) * 100).toFixed(2)} % of the window subtracted, ${(wallMs / 1000).toFixed(0)} s), load ${os.loadavg()[0]!.toFixed(1)}\n`,
+        );
+      }
+    }
+  } finally {
+    for (const server of Object.values(servers) as Server[]) await server.stop();
   }
-  const lines = [`Instructions per request (callgrind), GET /api/v1/person?username=, ${opts.requests} requests counted after ${opts.warmup} of warm-up, 4 in flight, ${opts.rounds} rounds (medians)`];
+  const lines = [
+    `Instructions per request (callgrind; V8 ${DETERMINISTIC_V8_FLAGS.join(' ')}), GET /api/v1/person?username=, windows of ${opts.requests} requests after ${opts.warmup} of warm-up, 4 in flight, ${opts.rounds} rounds in ABBA order on long-lived servers, idle instructions of an equal spell subtracted (medians)`,
+  ];
   for (const name of names) {
     const v = perRequest[name];
-    lines.push(`${(name === 'previous' ? `previous (${opts.previous})` : name).padEnd(14)} ${(median(v) / 1e6).toFixed(3)} M/request   rounds ${v.map((x) => (x / 1e6).toFixed(3)).join(' ')}   spread ${(((Math.max(...v) - Math.min(...v)) / median(v)) * 100).toFixed(2)} %   non-2xx ${non2xx[name]}`);
+    lines.push(
+      `${(name === 'previous' ? `previous (${opts.previous})` : name).padEnd(14)} ${(median(v) / 1e6).toFixed(4)} M/request   rounds ${v.map((x) => (x / 1e6).toFixed(4)).join(' ')}   spread ${(((Math.max(...v) - Math.min(...v)) / median(v)) * 100).toFixed(2)} %   idle subtracted ${(median(idleShare[name]) * 100).toFixed(2)} %   non-2xx ${non2xx[name]}`,
+    );
   }
   const ratio = (a: string, b: string, label: string, aim: number) => {
     if (!names.includes(a as Name) || !names.includes(b as Name)) return;
@@ -391,11 +442,12 @@ async function countInstructions<Name extends string>(
     const values = perRequest[a as Name].map((x, i) => x / perRequest[b as Name][i]!);
     const verdict = Math.min(...values) >= aim ? `aim >= ${aim}: met in every round` : Math.max(...values) < aim ? `aim >= ${aim}: missed in every round` : `aim >= ${aim}: met in some rounds only`;
     lines.push(`${label.padEnd(42)} median ${median(values).toFixed(4)}   range ${Math.min(...values).toFixed(4)}–${Math.max(...values).toFixed(4)}   ${verdict}`);
+    lines.push(`${''.padEnd(42)} rounds ${values.map((v) => v.toFixed(4)).join(' ')}`);
   };
   ratio('previous', 'off', 'off/previous by instructions (prev/off)', 0.98);
   ratio('off', 'on', 'on/off by instructions (off/on)', 0.85);
   ratio('off', 'sampled', 'on 10 %/off by instructions (off/10 %)', 0.85);
-  lines.push(`Load average (1 min) during the rounds: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} (instruction counts do not depend on it); ${new Date().toISOString()}`, '');
+  lines.push(`Load average (1 min) during the windows: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} (instruction counts do not depend on it); ${new Date().toISOString()}`, '');
   process.stdout.write(lines.join('\n'));
 }
 

@@ -17,12 +17,14 @@
  *   --variants=off,on,on-batch128=OTEL_BSP_MAX_EXPORT_BATCH_SIZE=128,off-als=BENCH_ABLATE=als
  * Needs DATABASE_URL (any database: the statement reads no table).
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { intArg, median, stringArg } from './lib';
+import readline from 'node:readline';
+import { DETERMINISTIC_V8_FLAGS, intArg, median, stringArg } from './lib';
 
 const STATEMENT = `select $1::text as username, 'person' as kind, now() as at where $1::text is not null`;
 
@@ -33,6 +35,7 @@ async function child(requests: number) {
   // Ablations, to find where the cost goes (BENCH_ABLATE, joined by +):
   //   als       every request inside an AsyncLocalStorage.run of its own (off: the promise hooks' cost alone),
   //   noexport  spans batched as usual but the exporter answers at once (no serialisation, no HTTP),
+  //   nosend    spans serialised as the OTLP/protobuf exporter does, not sent (encoding without HTTP),
   //   noquery   no statement (no pg span, no pg round trip).
   const ablate = new Set((process.env.BENCH_ABLATE ?? '').split('+').filter(Boolean));
   if (ablate.has('nopg')) {
@@ -46,6 +49,17 @@ async function child(requests: number) {
     const proto = require('@opentelemetry/exporter-trace-otlp-proto') as { OTLPTraceExporter: { prototype: { export: (spans: unknown[], done: (r: { code: number }) => void) => void } } };
     proto.OTLPTraceExporter.prototype.export = (_spans, done) => done({ code: 0 });
   }
+  if (ablate.has('nosend')) {
+    // Serialised as the exporter does (OTLP protobuf), but not sent: the encoding's share without the HTTP request's.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer') as { ProtobufTraceSerializer: { serializeRequest: (spans: unknown[]) => Uint8Array | undefined } };
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const proto = require('@opentelemetry/exporter-trace-otlp-proto') as { OTLPTraceExporter: { prototype: { export: (spans: unknown[], done: (r: { code: number }) => void) => void } } };
+    proto.OTLPTraceExporter.prototype.export = (spans, done) => {
+      ProtobufTraceSerializer.serializeRequest(spans);
+      done({ code: 0 });
+    };
+  }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const als = ablate.has('als') ? new (require('node:async_hooks') as typeof import('node:async_hooks')).AsyncLocalStorage<object>() : undefined;
   // After the SDK, as `enrich serve` loads it: the pg instrumentation patches pg on its first require.
@@ -53,7 +67,9 @@ async function child(requests: number) {
   // a named statement on a pooled connection, a pg Query with a callback).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createKnex, preparedQuery } = require('../src/db/knex') as typeof import('../src/db/knex');
-  const knex = createKnex(process.env.DATABASE_URL!, 4, { statementTimeoutMs: 5000, acquireTimeoutMs: 5000 });
+  // Under callgrind everything runs ~50 times slower: the timeouts stretched alike.
+  const slow = process.env.BENCH_CALLGRIND === '1' ? 100 : 1;
+  const knex = createKnex(process.env.DATABASE_URL!, 4, { statementTimeoutMs: 5000 * slow, acquireTimeoutMs: 5000 * slow });
   const headers = { host: '127.0.0.1', authorization: 'Bearer x' };
   let n = 0;
   const request = (i: number) => (als ? als.run({ i }, () => traced(i)) : traced(i));
@@ -72,6 +88,13 @@ async function child(requests: number) {
     await Promise.all(workers);
   };
   await run(2000); // warm-up: JIT, prepared statements, the exporter's connection
+  // Under callgrind (--measure=instructions): the parent turns counting on now and dumps after the flush.
+  const counted = process.env.BENCH_CALLGRIND === '1';
+  const lines = counted ? readline.createInterface({ input: process.stdin })[Symbol.asyncIterator]() : undefined;
+  if (lines) {
+    process.stdout.write('{"warm":true}\n');
+    await lines.next();
+  }
   n = 0;
   const before = process.cpuUsage();
   const started = performance.now();
@@ -82,6 +105,10 @@ async function child(requests: number) {
   const flushBefore = process.cpuUsage();
   await tracing.stopTracing(10_000);
   const flush = process.cpuUsage(flushBefore);
+  if (lines) {
+    process.stdout.write('{"counted":true}\n');
+    await lines.next();
+  }
   await knex.destroy();
   process.stdout.write(`${JSON.stringify({ cpuMicrosPerRequest: (used.user + used.system + flush.user + flush.system) / requests, userMicrosPerRequest: (used.user + flush.user) / requests, wallMs })}\n`);
 }
@@ -89,6 +116,7 @@ async function child(requests: number) {
 async function parent() {
   const rounds = intArg('rounds', 7);
   const requests = intArg('requests', 20_000);
+  const instructions = stringArg('measure') === 'instructions';
   if (!process.env.DATABASE_URL) throw new Error('bench:tracing-pipeline needs DATABASE_URL');
   let exports = 0;
   let bytes = 0;
@@ -113,6 +141,8 @@ async function parent() {
   const noOtel = Object.fromEntries(Object.keys(process.env).filter((k) => k.startsWith('OTEL_')).map((k) => [k, undefined]));
   const results: Record<string, number[]> = Object.fromEntries(variants.map((v) => [v.name, []]));
   const loads: number[] = [];
+  const unit = instructions ? 'instructions/request' : 'µs/request';
+  const measureName = instructions ? 'instructions' : 'CPU';
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 ? [...variants].reverse() : variants;
     for (const v of order) {
@@ -122,29 +152,54 @@ async function parent() {
         const script = v.env.BENCH_ROOT ? path.join(v.env.BENCH_ROOT, 'bench', 'tracingPipeline.ts') : __filename;
         // BENCH_CPU_PROF=<dir>: each child writes a V8 CPU profile there (where a variant's time goes).
         const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${v.name}-${r + 1}.cpuprofile`] : [];
-        const c = spawn(process.execPath, [...prof, '--require', 'tsx/cjs', script, '--child', `--requests=${requests}`], {
-          env: { ...process.env, ...noOtel, ...v.env },
-          stdio: ['ignore', 'pipe', 'inherit'],
-        });
+        const nodeArgs = [...prof, '--require', 'tsx/cjs', script, '--child', `--requests=${requests}`];
+        // --measure=instructions: the child under callgrind, counting from the end of its warm-up to the end of its flush.
+        const dir = instructions ? fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-pipeline-callgrind-')) : '';
+        const outFile = path.join(dir, 'callgrind.out');
+        const c = instructions
+          ? spawn('valgrind', ['--tool=callgrind', '--quiet', '--instr-atstart=no', `--callgrind-out-file=${outFile}`, process.execPath, ...DETERMINISTIC_V8_FLAGS, ...nodeArgs], {
+              env: { ...process.env, ...noOtel, ...v.env, BENCH_CALLGRIND: '1' },
+              stdio: ['pipe', 'pipe', 'inherit'],
+            })
+          : spawn(process.execPath, nodeArgs, { env: { ...process.env, ...noOtel, ...v.env }, stdio: ['ignore', 'pipe', 'inherit'] });
         let text = '';
-        c.stdout!.on('data', (d) => (text += d));
-        c.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`${v.name} exited with ${code}`))));
+        let count = 0;
+        readline.createInterface({ input: c.stdout! }).on('line', (line) => {
+          text += `${line}\n`;
+          if (line === '{"warm":true}') {
+            execFile('callgrind_control', ['-i', 'on', String(c.pid)], (err) => (err ? reject(err) : c.stdin!.write('\n')));
+          } else if (line === '{"counted":true}') {
+            execFile('callgrind_control', ['-d', String(c.pid)], (err) => {
+              if (err) return reject(err);
+              for (const f of fs.readdirSync(dir)) {
+                const m = /^(?:totals|summary): (\d+)/m.exec(fs.readFileSync(path.join(dir, f), 'utf8'));
+                if (m) count += Number(m[1]);
+              }
+              c.stdin!.write('\n');
+            });
+          }
+        });
+        c.once('exit', (code) => {
+          if (dir) fs.rmSync(dir, { recursive: true, force: true });
+          if (code !== 0) return reject(new Error(`${v.name} exited with ${code}`));
+          resolve(instructions ? JSON.stringify({ cpuMicrosPerRequest: count / requests }) : text);
+        });
       });
       results[v.name]!.push((JSON.parse(out.trim().split('\n').pop()!) as { cpuMicrosPerRequest: number }).cpuMicrosPerRequest);
     }
     loads.push(os.loadavg()[0]!);
-    process.stderr.write(`round ${r + 1}/${rounds}: ${variants.map((v) => `${v.name} ${results[v.name]!.at(-1)!.toFixed(1)}`).join(', ')} µs/req, load ${os.loadavg()[0]!.toFixed(1)}\n`);
+    process.stderr.write(`round ${r + 1}/${rounds}: ${variants.map((v) => `${v.name} ${results[v.name]!.at(-1)!.toFixed(1)}`).join(', ')} ${unit}, load ${os.loadavg()[0]!.toFixed(1)}\n`);
   }
   receiver.close();
   const off = results.off;
   const lines = variants.map((v) => {
     const values = results[v.name]!;
-    const added = off ? ` (+${median(values.map((x, i) => x - off[i]!)).toFixed(1)} µs over off, median of the rounds' differences)` : '';
-    return `${v.name.padEnd(16)} CPU ${median(values).toFixed(1).padStart(6)} µs/request${v.name === 'off' ? '' : added}   rounds ${values.map((x) => x.toFixed(1)).join(' ')}`;
+    const added = off ? ` (+${median(values.map((x, i) => x - off[i]!)).toFixed(1)} ${instructions ? 'instructions' : 'µs'} over off, median of the rounds' differences)` : '';
+    return `${v.name.padEnd(16)} ${measureName} ${median(values).toFixed(1).padStart(6)} ${unit}${v.name === 'off' ? '' : added}   rounds ${values.map((x) => x.toFixed(1)).join(' ')}`;
   });
   process.stdout.write(
     [
-      `The tracing pipeline alone: ${requests} requests per child (16 in flight, 40 awaits and one prepared statement each), ${rounds} alternating rounds, child CPU per request (medians)`,
+      `The tracing pipeline alone: ${requests} requests per child (16 in flight, 40 awaits and one prepared statement each), ${rounds} alternating rounds, ${instructions ? `instructions per request counted by callgrind from the end of the warm-up to the end of the final flush (V8 ${DETERMINISTIC_V8_FLAGS.join(' ')})` : 'child CPU per request'} (medians)`,
       ...lines,
       `OTLP exports received: ${exports} (${(bytes / 1e6).toFixed(1)} MB)`,
       `Load average (1 min) over the rounds: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} (${os.cpus().length} cores, shared with other work); ${new Date().toISOString()}`,
