@@ -62,14 +62,18 @@ export interface PersonCandidate {
 
 export const similar = (a: string, b: string): number => (a === '' || b === '' ? 0 : jaroWinkler(a, b));
 
-/** Within a typo or two, for words long enough that two edits do not make another word. */
-function typo(a: string, b: string): boolean {
+/**
+ * Within a typo or two, for words long enough that two edits do not make another word. `bounded`:
+ * Jaro-Winkler rewards a shared start, so without a length bound a name and a longer one it begins
+ * (Shreya / Shreyashi: 0.93) would pass as a typo; a typo or two changes the length by two at most.
+ * Company names are not bounded: a longer name that shares most of its start ("Acme Analytics" /
+ * "Acme Analytic Partners") is a similar company that a review screen should still see.
+ */
+function typo(a: string, b: string, bounded = true): boolean {
   if (a === b) return true;
   const d = distance(a, b);
   const n = Math.max(a.length, b.length);
-  // Jaro-Winkler rewards a shared start: without the length bound a name and a longer one it begins
-  // (Shreya / Shreyashi: 0.93) would pass as a typo; a typo or two changes the length by two at most.
-  return n >= 4 && (d === 1 || (d === 2 && n >= 7)) || (n >= 4 && Math.abs(a.length - b.length) <= 2 && similar(a, b) >= 0.93);
+  return n >= 4 && (d === 1 || (d === 2 && n >= 7)) || (n >= 4 && (!bounded || Math.abs(a.length - b.length) <= 2) && similar(a, b) >= 0.93);
 }
 
 const sameLast = (q: string, r: string) => q === r || r.split(' ').includes(q) || q.split(' ').includes(r) || q.replace(/ /g, '') === r.replace(/ /g, '');
@@ -177,7 +181,7 @@ export function compareCompany(input: string, rec: PersonCandidate, resolved: Re
 export function closeCompany(a: string, b: string): boolean {
   if (a === b) return true;
   if (a.replace(/ /g, '') === b.replace(/ /g, '')) return true;
-  if (typo(a, b)) return true;
+  if (typo(a, b, false)) return true;
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
   return short.length >= 4 && long.startsWith(`${short} `);
 }
