@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { loadConfig } from '../src/config';
 import { ensureDatabase, type Knex } from '../src/db/knex';
@@ -18,12 +18,26 @@ export interface Server {
   stop(): Promise<void>;
 }
 
+/**
+ * Server processes still running: a bench that fails part-way (a server of a --base that does not
+ * start, say) exits with the others already listening, and they must not outlive it (they would
+ * keep polling the database and load the machine for the next bench).
+ */
+const liveServers = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of liveServers) child.kill('SIGTERM');
+});
+
 /** Runs a bench/servers/*.ts script under tsx (of this checkout, or of `root`) and waits for the {"url"} line it prints. */
 export function startServerProcess(script: string, env: NodeJS.ProcessEnv = {}, root = path.join(__dirname, '..')): Promise<Server> {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(root, 'bench', 'servers', script)], {
+  const file = path.join(root, 'bench', 'servers', script);
+  if (!existsSync(file)) return Promise.reject(new Error(`${file} not found: --base takes the directory of another checkout`));
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', file], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  liveServers.add(child);
+  child.once('exit', () => liveServers.delete(child));
   return new Promise((resolve, reject) => {
     const lines = readline.createInterface({ input: child.stdout! });
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening`)));
