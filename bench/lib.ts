@@ -9,7 +9,9 @@ import pg from 'pg';
 import { loadConfig } from '../src/config';
 import { ensureDatabase, type Knex } from '../src/db/knex';
 import { databaseUrl, startEmbeddedPostgres } from '../src/db/embedded';
-import { seedLake } from '../src/world/seed';
+import { seedLake, type SeedProgress } from '../src/world/seed';
+import { createWorld } from '../src/world';
+import { importLake } from './lakeImport';
 import { nameKey } from '../src/world/matchQueries';
 
 export interface Server {
@@ -190,8 +192,18 @@ export function startSimulatorProcess(persons: number, companies: number, extra:
   });
 }
 
-/** Builds the lake unless the marker table says this size and seed are already there. */
-export async function ensureLake(knex: Knex, persons: number, companies: number): Promise<void> {
+/** How ensureLake builds a lake: seedLake's writer, or the initial-load import (bench/lakeImport.ts). */
+export type LakeBuildMode = 'seed' | 'import';
+
+/** The import from 100,000 persons on (1M: about 41 min quiet against seedLake's 1.5 h), seedLake below. */
+export const defaultLakeBuildMode = (persons: number): LakeBuildMode => (persons >= 100_000 ? 'import' : 'seed');
+
+/**
+ * Builds the lake unless the marker table says this size and seed are already there. Both builds
+ * give the same lake (the same counts and row digests: bench/lakeImport.ts); the scale lake loads
+ * every person of the world.
+ */
+export async function ensureLake(knex: Knex, persons: number, companies: number, build: LakeBuildMode = defaultLakeBuildMode(persons)): Promise<void> {
   await knex.raw('create table if not exists bench_lake (persons integer, companies integer, seed integer)');
   const built = await knex('bench_lake').first();
   if (built && built.persons === persons && built.companies === companies && built.seed === SEED) {
@@ -201,19 +213,24 @@ export async function ensureLake(knex: Knex, persons: number, companies: number)
     return;
   }
   await knex.raw('truncate persons, person_positions, person_educations, person_refresh, companies, company_refresh, change_log, bench_lake');
-  process.stderr.write(`building the lake: ${persons} persons, ${companies} companies (once; later runs reuse it)\n`);
+  process.stderr.write(`building the lake by ${build}: ${persons} persons, ${companies} companies (once; later runs reuse it)\n`);
   let last = 0;
-  const report = await seedLake(knex, { persons, companies, seed: SEED, asOf: AS_OF }, (p) => {
+  const progress = (p: SeedProgress) => {
     if (Date.now() - last > 10_000 || p.done === p.total) {
       last = Date.now();
       process.stderr.write(`  ${p.kind}: ${p.done}/${p.total}\n`);
     }
-  });
-  await knex.raw('vacuum analyze persons, person_positions, person_educations, companies');
+  };
+  const started = Date.now();
+  if (build === 'import') {
+    await importLake(knex, { world: createWorld({ persons, companies, seed: SEED, asOf: AS_OF }), seed: SEED, asOf: AS_OF }, persons, progress);
+  } else {
+    await seedLake(knex, { persons, companies, seed: SEED, asOf: AS_OF }, progress);
+  }
+  await knex.raw('vacuum analyze persons, person_positions, person_educations, companies, change_log');
   await knex('bench_lake').insert({ persons, companies, seed: SEED });
-  process.stderr.write(
-    `built in ${(report.elapsed_ms / 1000).toFixed(0)} s (${Math.round(persons / (report.elapsed_ms / 1000))} persons/s incl. companies)\n`,
-  );
+  const seconds = (Date.now() - started) / 1000;
+  process.stderr.write(`built in ${seconds.toFixed(0)} s (${Math.round(persons / seconds)} persons/s incl. companies)\n`);
 }
 
 /** CPU time (user + system, all threads) a process has used so far, in µs (Linux /proc). */

@@ -15,19 +15,12 @@
  *   indexes built after), then `vacuum analyze`.
  */
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { once } from 'node:events';
-import { pipeline } from 'node:stream/promises';
-import { isMainThread, Worker, workerData } from 'node:worker_threads';
 import type { Knex } from 'knex';
 import pg from 'pg';
-import { createWorld, type PersonResult, type World } from '../src/world';
+import { type PersonResult, type World } from '../src/world';
 import { nameKey, rivalKey, rivalOf, type RivalPerson } from '../src/world/matchQueries';
 import { seedLake } from '../src/world/seed';
-import { importFile } from '../src/domain/lake/importer';
-import { recordValidator } from '../src/http/recordSchemas';
+import { importLake, writeLoadedPersons as writeLakePersons } from './lakeImport';
 import { AS_OF, SEED } from './lib';
 
 /** Held back from the lake: the last 2% of the world's persons (absent_unloaded). */
@@ -52,49 +45,9 @@ export function worldFingerprint(world: World): string {
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-/** Persons [from, to) of the world as NDJSON into `file` (runs in a worker thread). */
-async function writePersonRange(persons: number, companies: number, from: number, to: number, file: string): Promise<void> {
-  const world = createWorld({ persons, companies, seed: SEED, asOf: AS_OF });
-  const out = fs.createWriteStream(file);
-  let lines: string[] = [];
-  for (let i = from; i < to; i++) {
-    lines.push(JSON.stringify(world.person(i)));
-    if (lines.length === 500 || i === to - 1) {
-      if (!out.write(`${lines.join('\n')}\n`)) await once(out, 'drain');
-      lines = [];
-    }
-  }
-  out.end();
-  await once(out, 'finish');
-}
-
-function runWriter(persons: number, companies: number, from: number, to: number, file: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(`require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(__filename)});`, {
-      eval: true,
-      workerData: { role: 'bench-match-persons', persons, companies, from, to, file },
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`person writer ${from}..${to} exited with ${code}`))));
-  });
-}
-
-/** Persons 0..loaded-1 as one NDJSON file, written by `writers` worker threads (a range each). */
-export async function writeLoadedPersons(world: World, loaded: number, dir: string, writers = Math.max(1, os.cpus().length)): Promise<string> {
-  await fs.promises.mkdir(dir, { recursive: true });
-  const step = Math.ceil(loaded / writers);
-  const parts = [...Array(writers).keys()].map((w) => ({ from: w * step, to: Math.min(loaded, (w + 1) * step), file: path.join(dir, `persons.${w}.ndjson`) })).filter((p) => p.from < p.to);
-  await Promise.all(parts.map((p) => runWriter(world.persons, world.companies, p.from, p.to, p.file)));
-  const file = path.join(dir, 'persons.ndjson');
-  const out = fs.createWriteStream(file);
-  for (const p of parts) {
-    await pipeline(fs.createReadStream(p.file), out, { end: false });
-    await fs.promises.rm(p.file);
-  }
-  out.end();
-  await once(out, 'finish');
-  return file;
-}
+/** Persons 0..loaded-1 of the bench world as one NDJSON file (bench/lakeImport.ts, shared with ensureLake). */
+export const writeLoadedPersons = (world: World, loaded: number, dir: string, writers?: number): Promise<string> =>
+  writeLakePersons({ world, seed: SEED, asOf: AS_OF }, loaded, dir, writers);
 
 /** Builds the lake's content into an empty lake (the tables truncated) by `build`. */
 export async function buildMatchLake(knex: Knex, world: World, loaded: number, build: LakeBuild): Promise<void> {
@@ -110,36 +63,8 @@ export async function buildMatchLake(knex: Knex, world: World, loaded: number, b
     await seedLake(knex, { ...options, loadPersons: loaded }, progress);
     return;
   }
-  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'bench-match-lake-'));
-  try {
-    const started = Date.now();
-    // The person file is written while the companies are seeded (both mostly CPU: two cores).
-    const [file] = await Promise.all([
-      writeLoadedPersons(world, loaded, dir).then((f) => {
-        log(`  persons file written in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-        return f;
-      }),
-      seedLake(knex, { ...options, loadPersons: 0 }, progress).then(() => log(`  companies seeded in ${((Date.now() - started) / 1000).toFixed(0)} s`)),
-    ]);
-    const report = await importFile(knex, {
-      kind: 'person',
-      file,
-      initialLoad: true,
-      validate: recordValidator('PersonResult'),
-      onProgress: (p) => {
-        if (Date.now() - last > 30_000) {
-          last = Date.now();
-          log(`  import persons: ${p.lines} lines, ${p.written} written`);
-        }
-      },
-    });
-    if (!report.complete || report.written !== loaded || report.invalid !== 0) {
-      throw new Error(`the person import wrote ${report.written} of ${loaded} (invalid ${report.invalid}, ${report.error ?? 'complete'}): ${JSON.stringify(report.errors.slice(0, 3))}`);
-    }
-    log(`  persons imported: ${report.written} in ${(report.elapsed_ms / 1000).toFixed(0)} s (${report.records_per_second}/s)`);
-  } finally {
-    await fs.promises.rm(dir, { recursive: true, force: true });
-  }
+  // The import build, shared with bench/lib.ts ensureLake (bench/lakeImport.ts).
+  await importLake(knex, { world, seed: SEED, asOf: AS_OF }, loaded, progress);
 }
 
 /** Reuses the lake when its marker matches this world, otherwise empties it and builds it again. */
@@ -161,14 +86,6 @@ export async function ensureMatchLake(knex: Knex, world: World, build: LakeBuild
   await knex.raw('vacuum analyze persons, person_positions, person_educations, companies, change_log');
   await knex('bench_match_lake').insert({ persons, companies, seed: SEED, loaded, fingerprint });
   log(`built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-}
-
-if (!isMainThread && workerData?.role === 'bench-match-persons') {
-  const { persons, companies, from, to, file } = workerData as { persons: number; companies: number; from: number; to: number; file: string };
-  writePersonRange(persons, companies, from, to, file).catch((err) => {
-    process.stderr.write(`${(err as Error).stack ?? err}\n`);
-    process.exit(1);
-  });
 }
 
 /**

@@ -9,13 +9,14 @@
  * (the real stack), both started before measuring; entries alternate between the lakes within a
  * round, so a busy spell of the machine hits both sides. One connection: time per request, no
  * queueing. Medians over the rounds. Options: --rounds=3 --seconds=4 --small=100000 --large=1000000
- * --only=<substring>[,...]
+ * --only=<substring>[,...] --build=seed|import (how a missing lake is built: the import from 100,000 persons
+ * on, bench/lakeImport.ts) --lake-only (build or check both lakes, then stop: the 1M build in the background)
  */
 import os from 'node:os';
 import type autocannon from 'autocannon';
 import { createKnex, migrateLatest, type Knex } from '../src/db/knex';
 import { createWorkspace } from '../src/domain/workspaces/admin';
-import { benchDatabaseUrl, ensureLake, intArg, measure, median, postgresSettingsLine, startServerProcess, stringArg, type Round, type Server } from './lib';
+import { benchDatabaseUrl, ensureLake, type LakeBuildMode, intArg, measure, median, postgresSettingsLine, startServerProcess, stringArg, type Round, type Server } from './lib';
 import { AIMS, attachCursor, pickParameters, readMix, type Entry } from './readMix';
 
 interface Lake {
@@ -29,12 +30,24 @@ interface Lake {
   server?: Server;
 }
 
-async function prepareLake(label: string, database: string, persons: number): Promise<Lake> {
+async function buildLake(database: string, persons: number): Promise<void> {
   const db = await benchDatabaseUrl(database);
   const knex = createKnex(db.url);
   try {
     await migrateLatest(knex);
-    await ensureLake(knex, persons, Math.round(persons / 10));
+    const build = stringArg('build') as LakeBuildMode | undefined;
+    if (build !== undefined && build !== 'seed' && build !== 'import') throw new Error(`--build=${build}: seed or import`);
+    await ensureLake(knex, persons, Math.round(persons / 10), build);
+  } finally {
+    await knex.destroy();
+  }
+}
+
+async function prepareLake(label: string, database: string, persons: number): Promise<Lake> {
+  await buildLake(database, persons);
+  const db = await benchDatabaseUrl(database);
+  const knex = createKnex(db.url);
+  try {
     const params = await pickParameters(knex);
     const workspace = await createWorkspace(knex, { name: `bench-scale-${Date.now()}`, rateLimit: 1_000_000_000, active: true });
     const { rows } = await knex.raw<{ rows: { username: string }[] }>(
@@ -91,6 +104,10 @@ async function main() {
   const wanted = (name: string) => !only?.length || only.some((o) => name.includes(o));
   const small = intArg('small', 100_000);
   const large = intArg('large', 1_000_000);
+  if (process.argv.includes('--lake-only')) {
+    for (const persons of [small, large]) await buildLake(stringArg(persons === small ? 'small-db' : 'large-db') ?? lakeDatabase(persons), persons);
+    return;
+  }
   // Labels come from the sizes asked for, never from the defaults: --small=2000 is labelled 2k.
   const lakes = [
     await prepareLake(sizeLabel(small), stringArg('small-db') ?? lakeDatabase(small), small),
