@@ -2,7 +2,8 @@
  * npx tsx bench/lakeBuildCheck.ts --persons=2000 — builds the scale lake of that size twice, by
  * seedLake and by the import (bench/lakeImport.ts), in two throwaway databases, and prints each
  * table's count and a digest of its rows without ids and timestamps (both builds must agree), then
- * drops the databases. Exits 1 when they differ.
+ * drops the databases. Exits 1 when they differ. Needs DATABASE_URL (the server the throwaway
+ * databases are made and dropped on).
  */
 import { createKnex, migrateLatest } from '../src/db/knex';
 import { benchDatabaseUrl, ensureLake, intArg, type LakeBuildMode } from './lib';
@@ -41,6 +42,7 @@ async function digests(build: LakeBuildMode, persons: number): Promise<Record<st
 }
 
 async function main() {
+  if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL: the PostgreSQL server to build the two throwaway lakes on');
   const persons = intArg('persons', 2000);
   const seed = await digests('seed', persons);
   const imported = await digests('import', persons);
