@@ -13,10 +13,14 @@
  * the host...), a server span's route, operation and workspace repeat for every request of that
  * route and workspace, and the resource and scope are the same for every span. Here each
  * (key, string value) pair is encoded once into its KeyValue bytes and kept (a bounded cache,
- * emptied when full: a request id or a trace's own value never fills it for long), the resource
+ * emptied when full; the request id, unique per request, is never put in it), the resource
  * and scope messages are encoded once per batch group, ids are written straight from hex, and
  * each span is written into a scratch buffer whose length is then known, so nothing is moved.
  * The transport (endpoint, headers, compression, timeout, retries, the response) stays the SDK's.
+ * Measured (`npm run bench:tracing-encode`, the lean tracer's real spans): 2.0–2.1 µs per span
+ * against the SDK's 3.9–4.1 on Node 20, 1.4 against 3.2 on Node 24. Copies are `Uint8Array#set`
+ * (Buffer#copy's JS wrapper was 11 % of the time) and the group writers are kept between batches
+ * (two fresh batch-sized buffers per export were 12 % in the garbage collector).
  */
 import type { Attributes, AttributeValue, HrTime, Link } from '@opentelemetry/api';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
