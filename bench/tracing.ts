@@ -135,6 +135,17 @@ async function main() {
     sampled: () => startServerProcess('fullStackTraced.ts', { ...onEnv, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }),
     unsampled: () => startServerProcess('fullStackTraced.ts', { ...onEnv, OTEL_TRACES_SAMPLER: 'always_off' }),
   };
+  // --variants=name=ENV=VALUE;ENV=VALUE,...: more servers, for ablations (a name starting with `on`
+  // is traced, any other is not), each compared with `off` by CPU per request; e.g.
+  // --variants=offals=NODE_OPTIONS=--require=/tmp/als.js (off with AsyncLocalStorage enabled).
+  const variantLabels: Record<string, string> = {};
+  for (const spec of stringArg('variants')?.split(',').filter(Boolean) ?? []) {
+    const [variant, ...settings] = spec.split('=');
+    const extra = Object.fromEntries((settings.join('=') || '').split(';').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+    const traced = variant!.startsWith('on');
+    (all as Record<string, () => Promise<Server>>)[variant!] = () => startServerProcess(traced ? 'fullStackTraced.ts' : 'fullStack.ts', { ...(traced ? onEnv : env), ...extra });
+    variantLabels[variant!] = variant!;
+  }
   type Name = keyof typeof all;
   const names = (stringArg('only')?.split(',').map((n) => n.trim()) ?? Object.keys(all)) as Name[];
   for (const name of names) if (!(name in all)) throw new Error(`--only: no server named ${name} (${Object.keys(all).join(', ')})`);
@@ -200,7 +211,8 @@ async function main() {
     on: 'tracing on (OTLP http/protobuf)',
     sampled: 'tracing on, 10 % of traces sampled',
     unsampled: 'tracing on, none sampled',
-  };
+    ...variantLabels,
+  } as Record<Name, string>;
   const med = (r: Measured[], f: (x: Measured) => number) => median(r.map(f));
   const row = (name: Name) => {
     const r = results[name];
@@ -234,6 +246,11 @@ async function main() {
     compare('on 10 %/off by CPU per request (off/10 %)', ratios('off', 'sampled', cpu), 0.85);
   }
   if (has('unsampled') && has('off')) compare('none sampled/off by CPU per request (off/none)', ratios('off', 'unsampled', cpu));
+  for (const variant of Object.keys(variantLabels) as Name[]) {
+    if (!has(variant) || !has('off')) continue;
+    compare(`${variant}/off requests/s`, ratios(variant, 'off', rps));
+    compare(`${variant}/off by CPU per request (off/${variant})`, ratios('off', variant, cpu));
+  }
   process.stdout.write(
     [
       `GET /api/v1/person?username= over ${persons} persons / ${companies} companies, ${connections} connections, ${rounds} alternating rounds of ${seconds}s (medians)`,

@@ -61,6 +61,11 @@ function isSdkTracer(t: Partial<SdkTracerInternals>): t is SdkTracerInternals {
   return Boolean(t._sampler && t._spanLimits && t._idGenerator && t._resource && t._spanProcessor && t.instrumentationScope);
 }
 
+/** The status of every span until setStatus: one frozen object. */
+const UNSET: SpanStatus = Object.freeze({ code: api.SpanStatusCode.UNSET });
+/** Constant for the process (a getter through the performance object each time otherwise). */
+const TIME_ORIGIN = performance.timeOrigin;
+
 /** The empty links and events of most spans: one frozen array, replaced on the first add. */
 const NONE = Object.freeze([]) as unknown as never[];
 
@@ -91,12 +96,16 @@ export class LeanTracer implements Tracer {
   startSpan(name: string, options: SpanOptions = {}, context: Context = api.context.active()): Span {
     if (options.root) context = api.trace.deleteSpan(context);
     if (isTracingSuppressed(context)) return api.trace.wrapSpanContext(api.INVALID_SPAN_CONTEXT);
-    const parent = api.trace.getSpan(context)?.spanContext();
+    const parentSpan = api.trace.getSpan(context);
+    const parent = parentSpan?.spanContext();
     const spanId = this.ids.generateSpanId();
     let traceId: string;
     let traceState = undefined as SpanContext['traceState'];
     let validParent: SpanContext | undefined;
-    if (!parent || !api.trace.isSpanContextValid(parent)) {
+    // A parent that is one of these spans has ids this tracer made or took from a valid parent:
+    // the API's check (two regular expressions over the ids) is left for the others (a remote
+    // `traceparent`, a non-recording span).
+    if (!parent || (!(parentSpan instanceof LeanSpan) && !api.trace.isSpanContextValid(parent))) {
       traceId = this.ids.generateTraceId();
     } else {
       traceId = parent.traceId;
@@ -141,7 +150,7 @@ function explicitTime(input: TimeInput): HrTime {
   if (Array.isArray(input)) return input as HrTime;
   if (input instanceof Date) return hrTimeOf(input.getTime());
   // A number: performance.now()-relative when it is below the present (as the SDK takes it), else epoch ms.
-  return input <= performance.now() ? hrTimeOf(performance.timeOrigin + input) : hrTimeOf(input);
+  return input <= performance.now() ? hrTimeOf(TIME_ORIGIN + input) : hrTimeOf(input);
 }
 
 /** A span as the processors and exporters read it (ReadableSpan) and as the API writes it (Span). */
@@ -149,7 +158,8 @@ export class LeanSpan implements Span {
   attributes: Attributes = {};
   links: Link[] = NONE;
   events: TimedEvent[] = NONE;
-  status: SpanStatus = { code: api.SpanStatusCode.UNSET };
+  /** Replaced, never changed in place, by setStatus (the scrubber changes only a status with a message). */
+  status: SpanStatus = UNSET;
   readonly startTime: HrTime;
   endTime: HrTime = [0, 0];
   duration: HrTime = [-1, -1];
@@ -171,13 +181,13 @@ export class LeanSpan implements Span {
     startTime: TimeInput | undefined,
   ) {
     const now = Date.now();
-    this.offset = now - (performance.now() + performance.timeOrigin);
+    this.offset = now - (performance.now() + TIME_ORIGIN);
     this.startTime = startTime === undefined ? hrTimeOf(now) : explicitTime(startTime);
   }
 
   private timeOf(input: TimeInput | undefined): HrTime {
     if (input !== undefined) return explicitTime(input);
-    return hrTimeOf(performance.timeOrigin + performance.now() + this.offset);
+    return hrTimeOf(TIME_ORIGIN + performance.now() + this.offset);
   }
 
   get resource(): Resource {

@@ -31,6 +31,7 @@ import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, ConsoleSpanExporter, type SpanExporter, type SpanProcessor, type Span, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { LeanNodeTracerProvider } from './leanTracer';
+import { useLeanEncoding } from './otlpProtobuf';
 import { instrumentPg, PG_SCOPE } from './pgSpans';
 import { scrubSpan, type ScrubbableSpan } from './spanScrub';
 import { buildInfo } from './version';
@@ -90,6 +91,9 @@ function chooseExporter(env: NodeJS.ProcessEnv): { exporter: SpanExporter; descr
         new (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter()
       : // eslint-disable-next-line @typescript-eslint/no-require-imports
         new (require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
+  // http/protobuf: the same bytes, encoded by otlpProtobuf.ts (once, most of them copied from a
+  // cache) instead of the SDK's two-pass serializer; ENRICH_TRACING_SDK_ENCODER=1 keeps the SDK's.
+  if (protocol === 'http/protobuf' && env.ENRICH_TRACING_SDK_ENCODER !== '1') useLeanEncoding(exporter);
   return { exporter, describe: `${protocol} to ${new URL(endpoint).origin}${new URL(endpoint).pathname}` };
 }
 

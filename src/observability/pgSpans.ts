@@ -17,7 +17,7 @@
  * listeners) is a pg.Client. The three shapes pg accepts are covered: a callback as last argument
  * (knex), a Query object carrying its callback (db/knex.ts `prepared`), and a returned promise.
  */
-import type { Span, Tracer } from '@opentelemetry/api';
+import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import { stripSqlLiterals } from './spanScrub';
 
 type Api = typeof import('@opentelemetry/api');
@@ -56,20 +56,18 @@ export function instrumentPg(api: Api, tracer: Tracer = api.trace.getTracer(PG_S
     const params = this.connectionParameters ?? {};
     const database = params.database ?? this.database;
     const command = operationOf(text);
-    const span = tracer.startSpan(`pg.query:${planName ?? command}${database ? ` ${database}` : ''}`, {
-      kind: SpanKind.CLIENT,
-      attributes: {
-        'db.system.name': 'postgresql',
-        ...(database ? { 'db.namespace': database } : {}),
-        ...(params.host ? { 'server.address': params.host } : {}),
-        ...(typeof params.port === 'number' ? { 'server.port': params.port } : {}),
-        'db.operation.name': command,
-        // Scrubbed here once per distinct text (spanScrub.ts memoises it); the scrubbing processor
-        // then finds it already clean.
-        'db.query.text': stripSqlLiterals(text),
-        ...(planName ? { 'db.postgresql.plan': planName } : {}),
-      },
-    });
+    // Set one by one in the order the exporter sends them (no spread of a temporary object per
+    // optional attribute: a statement span is the most numerous span).
+    const attributes: Attributes = { 'db.system.name': 'postgresql' };
+    if (database) attributes['db.namespace'] = database;
+    if (params.host) attributes['server.address'] = params.host;
+    if (typeof params.port === 'number') attributes['server.port'] = params.port;
+    attributes['db.operation.name'] = command;
+    // Scrubbed here once per distinct text (spanScrub.ts memoises it); the scrubbing processor
+    // then finds it already clean.
+    attributes['db.query.text'] = stripSqlLiterals(text);
+    if (planName) attributes['db.postgresql.plan'] = planName;
+    const span = tracer.startSpan(`pg.query:${planName ?? command}${database ? ` ${database}` : ''}`, { kind: SpanKind.CLIENT, attributes });
     const last = args[args.length - 1];
     if (typeof last === 'function') {
       args[args.length - 1] = function (this: unknown, err: unknown, result: unknown) {

@@ -124,7 +124,18 @@ export function traceServerRequest<T>(method: string, headers: IncomingHttpHeade
   // outgoing calls carry no `traceparent` (a receiver decides on its own), and the access log line
   // has no trace id (there is no trace to find). A caller's `traceparent` is always kept, sampled or not.
   if (!span.isRecording() && !a.trace.getSpan(parent)) return fn();
-  return a.context.with(a.trace.setSpan(parent, span), fn).finally(() => span.end());
+  // then(ended, failed) rather than finally: the same ending, two promises fewer per request (each
+  // one an AsyncLocalStorage hook call on Node 20).
+  return a.context.with(a.trace.setSpan(parent, span), fn).then(
+    (value) => {
+      span.end();
+      return value;
+    },
+    (err: unknown) => {
+      span.end();
+      throw err;
+    },
+  );
 }
 
 export type SpanAttributes = Record<string, string | number | boolean | undefined>;
