@@ -4,8 +4,9 @@
  * signed), as JSON text. In feed position order; `after=<event id>` resumes right after an event a
  * subscriber has seen, even one whose monitor was deleted or whose subject was withdrawn since.
  *
- * Positions are given by the sequencer (sequenceFeed, run every SEQUENCE_EVERY_MS by
- * src/jobs/feedSequencer.ts in `enrich serve` and `enrich worker`): an event is listed once a
+ * Positions are given by the sequencer (sequenceFeed, run by src/jobs/feedSequencer.ts in `enrich
+ * serve` and `enrich worker`, woken by the notification each insert sends, at most once every
+ * SEQUENCE_EVERY_MS, or polling at that interval while it cannot listen): an event is listed once a
  * sequencer pass after its commit has numbered it, so the delay is about one interval plus one
  * short transaction, whatever other transactions (of this database or another) do.
  */
