@@ -41,11 +41,28 @@ const DEFAULT_TIMING: ChannelTiming = { initialBackoffMs: 250, maxBackoffMs: 10_
  */
 export function listenForAuthChanges(
   databaseUrl: string,
-  handlers: {
-    onMessage: (payload: string | undefined) => void;
-    onLost: (err: unknown) => void;
-    onRestored: () => void;
-  },
+  handlers: ChannelHandlers,
+  timing: Partial<ChannelTiming> = {},
+): AuthChangeSubscription {
+  return listenOnChannel(databaseUrl, AUTH_CHANNEL, 'enrich-auth-listener', handlers, timing);
+}
+
+export interface ChannelHandlers {
+  onMessage: (payload: string | undefined) => void;
+  onLost: (err: unknown) => void;
+  onRestored: () => void;
+}
+
+/**
+ * The same for any channel (the event feed's sequencer wakes on one: eventFeed.ts): listens on a
+ * connection of its own (`applicationName`, so an operator can tell it apart), reconnects forever.
+ * `channel` is a constant of ours, never input (LISTEN takes no parameter).
+ */
+export function listenOnChannel(
+  databaseUrl: string,
+  channel: string,
+  applicationName: string,
+  handlers: ChannelHandlers,
   timing: Partial<ChannelTiming> = {},
 ): AuthChangeSubscription {
   const t = { ...DEFAULT_TIMING, ...timing };
@@ -93,7 +110,7 @@ export function listenForAuthChanges(
     if (closed) return;
     const next = new pg.Client({
       connectionString: databaseUrl,
-      application_name: 'enrich-auth-listener',
+      application_name: applicationName,
       connectionTimeoutMillis: t.timeoutMs,
       keepAlive: true,
     });
@@ -104,7 +121,7 @@ export function listenForAuthChanges(
     next.on('end', () => drop(next, new Error('listening connection ended')));
     try {
       await next.connect();
-      await next.query(`listen ${AUTH_CHANNEL}`);
+      await next.query(`listen ${channel}`);
     } catch (err) {
       drop(next, err);
       return;

@@ -8,6 +8,7 @@
  * primary only.
  */
 import type { Knex } from 'knex';
+import { listenOnChannel, type AuthChangeSubscription, type ChannelHandlers, type ChannelTiming } from './authChanges';
 import { lockKey } from './locks';
 import { boundedCount, pageQuery, splitPage, term, totalOf, type ListResult, type Page, type SortKey } from './pages';
 
@@ -40,12 +41,34 @@ export interface FeedFilter {
 
 export const FEED_ORDER = [term('f.position', 'asc', 'bigint')];
 
-/** One statement for the batch; the rows wait for the sequencer's position. */
+/**
+ * The channel that wakes the sequencers (src/jobs/feedSequencer.ts) when rows wait for a position.
+ * The payload is empty: PostgreSQL folds a transaction's identical notifications into one.
+ */
+export const FEED_CHANNEL = 'enrich_feed_pending';
+
+/**
+ * Every sequencer's wake-up: listens on FEED_CHANNEL on a connection of its own (reconnecting
+ * forever, with a heartbeat); while it is lost the sequencer polls.
+ */
+export function listenForFeedRows(databaseUrl: string, handlers: ChannelHandlers, timing?: Partial<ChannelTiming>): AuthChangeSubscription {
+  return listenOnChannel(databaseUrl, FEED_CHANNEL, 'enrich-feed-listener', handlers, timing);
+}
+
+/**
+ * One statement for the batch; the rows wait for the sequencer's position. The same statement
+ * sends FEED_CHANNEL's notification, so it is part of the rows' transaction (the caller's, or the
+ * statement's own): delivered when they commit, never for rows rolled back, never before the rows
+ * can be seen.
+ */
 export async function insertFeedEvents(db: Knex | Knex.Transaction, rows: readonly NewFeedEvent[]): Promise<void> {
   if (!rows.length) return;
   await db.raw(
-    `insert into event_feed (id, workspace_id, monitor_id, job_id, event, subject_id, body)
-     select * from unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::uuid[], ?::text[])`,
+    `with inserted as (
+       insert into event_feed (id, workspace_id, monitor_id, job_id, event, subject_id, body)
+       select * from unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::uuid[], ?::text[])
+       returning 1)
+     select pg_notify('${FEED_CHANNEL}', '') where exists (select 1 from inserted)`,
     [
       rows.map((r) => r.id),
       rows.map((r) => r.workspace_id),

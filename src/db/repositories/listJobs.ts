@@ -10,7 +10,19 @@
  * (job_id, row_no), so a chunk done twice would write the same rows, never more.
  */
 import type { Knex } from 'knex';
+import { listenOnChannel, type AuthChangeSubscription, type ChannelHandlers, type ChannelTiming } from './authChanges';
 import { boundedCount, pageQuery, splitPage, term, totalOf, type ListResult, type OrderTerm, type Page } from './pages';
+
+/**
+ * The channel that wakes the list job workers (src/jobs/listJobWorker.ts) when a job is queued; sent
+ * in the transaction that queues it, so delivered at its commit and never for one rolled back.
+ */
+export const JOBS_CHANNEL = 'enrich_list_job_queued';
+
+/** Every list job worker's wake-up: listens on JOBS_CHANNEL on a connection of its own (reconnecting forever). */
+export function listenForQueuedJobs(databaseUrl: string, handlers: ChannelHandlers, timing?: Partial<ChannelTiming>): AuthChangeSubscription {
+  return listenOnChannel(databaseUrl, JOBS_CHANNEL, 'enrich-jobs-listener', handlers, timing);
+}
 
 export type JobStatus = 'uploading' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 
@@ -96,6 +108,7 @@ export async function queueUploadedJob(db: Knex, jobId: string, rowsRead: number
       [jobId, chunkRows, chunkRows, rowsRead, rowsRead, chunkRows],
     );
     await trx.raw(`update list_jobs set status = 'queued', rows_read = ?, upload_bytes = ? where id = ?`, [rowsRead, uploadBytes, jobId]);
+    await trx.raw(`select pg_notify('${JOBS_CHANNEL}', '')`);
   });
 }
 

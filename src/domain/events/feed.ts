@@ -4,13 +4,15 @@
  * signed), as JSON text. In feed position order; `after=<event id>` resumes right after an event a
  * subscriber has seen, even one whose monitor was deleted or whose subject was withdrawn since.
  *
- * Positions are given by the sequencer (sequenceFeed, run every SEQUENCE_EVERY_MS by
- * src/jobs/feedSequencer.ts in `enrich serve` and `enrich worker`): an event is listed once a
+ * Positions are given by the sequencer (sequenceFeed, run by src/jobs/feedSequencer.ts in `enrich
+ * serve` and `enrich worker`, woken by the notification each insert sends, at most once every
+ * SEQUENCE_EVERY_MS, or polling at that interval while it cannot listen): an event is listed once a
  * sequencer pass after its commit has numbered it, so the delay is about one interval plus one
  * short transaction, whatever other transactions (of this database or another) do.
  */
 import type { Knex } from 'knex';
-import { feedPositionOf, hasUnsequenced, listFeed, pruneFeed, sequencePending, unsequencedBacklog } from '../../db/repositories/eventFeed';
+import type { AuthChangeSubscription as ChannelSubscription, ChannelHandlers, ChannelTiming } from '../../db/repositories/authChanges';
+import { feedPositionOf, hasUnsequenced, listenForFeedRows, listFeed, pruneFeed, sequencePending, unsequencedBacklog } from '../../db/repositories/eventFeed';
 import { findMonitor } from '../../db/repositories/monitors';
 import { notFound, validationError } from '../errors';
 import { listed, pageOf, type ListBody, type PageRequest } from '../paging';
@@ -45,6 +47,23 @@ export async function listEvents(db: Knex, workspaceId: string, req: FeedRequest
 
 /** How often the sequencer numbers the committed events (the feed's visibility delay is about this). */
 export const SEQUENCE_EVERY_MS = 200;
+/**
+ * How often a sequencer that listens for new rows (listenForNewEvents) still polls: the prune,
+ * the gauges, and a last resort should a notification ever be missed. While the channel is lost
+ * it polls every SEQUENCE_EVERY_MS, as before.
+ */
+export const SEQUENCE_FALLBACK_MS = 5_000;
+
+export type { ChannelSubscription, ChannelHandlers, ChannelTiming };
+
+/**
+ * Tells the sequencer when committed events wait for a position: every insert of the feed sends a
+ * notification in its own transaction (insertFeedEvents), so an idle server need not poll.
+ */
+export function listenForNewEvents(databaseUrl: string, handlers: ChannelHandlers, timing?: Partial<ChannelTiming>): ChannelSubscription {
+  return listenForFeedRows(databaseUrl, handlers, timing);
+}
+
 /** Events numbered per pass at most (a backlog is numbered in passes back to back). */
 export const SEQUENCE_BATCH = 5_000;
 
