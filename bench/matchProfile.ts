@@ -27,7 +27,7 @@ import { benchDatabaseUrl, lakeNameKeys, AS_OF, cpuMicros, flagArg, intArg, perc
 
 /** The arm a statement serves, by what it reads (the candidate SQL of db/repositories/matchCandidates.ts). */
 const ARMS: readonly (readonly [string, RegExp])[] = [
-  ['persons by trigram', /lake_fold\(full_name\) %/],
+  ['persons by trigram', /lake_trgm_name\(full_name\) %/],
   ['persons and employers, one statement', /by_name as|by_domain as/],
   ['persons by name key', /lake_name_key\(full_name\)/],
   ['companies by former name', /change_log/],

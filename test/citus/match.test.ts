@@ -166,17 +166,18 @@ lane('matching on Citus: a coordinator and two workers', () => {
     // The functions the indexes and arms call are distributed objects (created on every node).
     const { rows } = await h.knex.raw<{ rows: { name: string }[] }>(
       `select p.proname as name from pg_dist_object o join pg_proc p on p.oid = o.objid
-       where o.classid = 'pg_proc'::regclass and p.proname in ('lake_fold', 'lake_name_key', 'lake_company_key', 'lake_web_host') order by 1`,
+       where o.classid = 'pg_proc'::regclass and p.proname in ('lake_fold', 'lake_name_key', 'lake_company_key', 'lake_web_host', 'lake_trgm_name') order by 1`,
     );
-    expect(rows.map((r) => r.name)).toEqual(['lake_company_key', 'lake_fold', 'lake_name_key', 'lake_web_host']);
+    expect(rows.map((r) => r.name)).toEqual(['lake_company_key', 'lake_fold', 'lake_name_key', 'lake_trgm_name', 'lake_web_host']);
     // Citus hides shards from catalog queries on a node with metadata, unless asked.
     const showShards = "set citus.show_shards_for_app_name_prefixes = '*'; ";
     for (const w of cluster.workers) {
       expect(w.psql(cluster.database, "select string_agg(extname, ',' order by extname) from pg_extension where extname in ('pg_trgm', 'unaccent')")).toBe('pg_trgm,unaccent\n');
       // Every persons shard on this worker carries the name-key (covering, persons_match_name:
-      // migration 20261209000500_match_name_covering) and trigram indexes.
+      // migration 20261209000500_match_name_covering) and (employer, trigrams) indexes
+      // (persons_match_trgm: migration 20261211000300_match_employer_trigrams).
       const shards = Number(w.psql(cluster.database, showShards + "select count(*) from pg_class where relname ~ '^persons_[0-9]+$' and relkind = 'r'"));
-      const indexed = Number(w.psql(cluster.database, showShards + "select count(*) from pg_class where relname ~ '^persons_match_name(_trgm)?_[0-9]+$' and relkind = 'i'"));
+      const indexed = Number(w.psql(cluster.database, showShards + "select count(*) from pg_class where relname ~ '^persons_match_(name|trgm)_[0-9]+$' and relkind = 'i'"));
       expect(shards).toBeGreaterThan(0);
       expect(indexed).toBe(2 * shards);
       expect(w.psql(cluster.database, "select lake_company_key('ACME Corp.') || '|' || lake_name_key('José  Núñez Jr.') || '|' || lake_web_host('https://www.Acme.com/x')")).toBe('acme|nunez|acme.com\n');

@@ -36,6 +36,7 @@ import * as matchNameCovering from './20261209000500_match_name_covering';
 import * as listJobDeletion from './20261209000600_list_job_deletion';
 import * as companyIdOrder from './20261210000100_company_id_order';
 import * as searchWordsById from './20261210000200_search_words_by_id';
+import * as matchEmployerTrigrams from './20261211000300_match_employer_trigrams';
 import * as jobFeedEvents from './20261209000200_job_feed_events';
 import * as jobDeliveriesByJob from './20261209000300_job_deliveries_by_job';
 import * as jobRecordsLz4 from './20261209000400_job_records_lz4';
@@ -82,6 +83,7 @@ const migrations: Record<string, Migration> = {
   '20261209000600_list_job_deletion': listJobDeletion,
   '20261210000100_company_id_order': companyIdOrder,
   '20261210000200_search_words_by_id': searchWordsById,
+  '20261211000300_match_employer_trigrams': matchEmployerTrigrams,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -21,13 +21,17 @@ const TABLES: Record<LakeKind, string[]> = {
  * about to go) and, when they hold no row, answers their secondary indexes (neither primary nor
  * unique nor behind a constraint) with their definitions; undefined when the lake holds records.
  */
-async function lockEmptyLake(trx: Knex.Transaction, kind: LakeKind): Promise<{ name: string; definition: string }[] | undefined> {
+async function lockEmptyLake(trx: Knex.Transaction, kind: LakeKind): Promise<{ name: string; definition: string; statistics: string[] }[] | undefined> {
   const tables = TABLES[kind];
   await trx.raw(`lock table ${tables.join(', ')} in access exclusive mode`);
   const { rows: emptiness } = await trx.raw<{ rows: { empty: boolean }[] }>(`select not exists (select 1 from ${tables[0]}) as empty`);
   if (!emptiness[0].empty) return undefined;
-  const { rows } = await trx.raw<{ rows: { name: string; definition: string }[] }>(
-    `select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as definition
+  // An index column's own statistics target (ALTER INDEX ... SET STATISTICS: pg_get_indexdef does
+  // not carry it; migration 20261211000300 keeps a column without statistics) is set again after.
+  const { rows } = await trx.raw<{ rows: { name: string; definition: string; statistics: string[] }[] }>(
+    `select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as definition,
+       array(select format('alter index %s alter column %s set statistics %s', i.indexrelid::regclass, a.attnum, a.attstattarget)
+             from pg_attribute a where a.attrelid = i.indexrelid and a.attnum > 0 and a.attstattarget >= 0 order by a.attnum) as statistics
      from pg_index i
      where i.indrelid = any(?::regclass[]) and not i.indisunique and not i.indisprimary
        and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)
@@ -50,7 +54,10 @@ export async function setAsideSecondaryIndexes(trx: Knex.Transaction, kind: Lake
   return async () => {
     // More memory for the sorts of the builds than a default server gives one statement.
     await trx.raw("set local maintenance_work_mem = '256MB'");
-    for (const index of rows) await trx.raw(index.definition);
+    for (const index of rows) {
+      await trx.raw(index.definition);
+      for (const statement of index.statistics) await trx.raw(statement);
+    }
   };
 }
 
@@ -65,7 +72,8 @@ export async function analyzeLake(db: Knex, kind: LakeKind): Promise<void> {
 
 /** What a resumable initial load set aside: built again, exactly as the catalog had them, at its end. */
 export interface SetAside {
-  indexes: { name: string; definition: string }[];
+  /** statistics: the columns' own statistics targets (absent in a checkpoint of an earlier version). */
+  indexes: { name: string; definition: string; statistics?: string[] }[];
   foreignKeys: { table: string; name: string; definition: string }[];
 }
 
@@ -103,6 +111,7 @@ export async function rebuildSetAside(db: Knex, kind: LakeKind, set: SetAside): 
       // More memory for the sort of the build than a default server gives one statement.
       await trx.raw("set local maintenance_work_mem = '256MB'");
       await trx.raw(index.definition);
+      for (const statement of index.statistics ?? []) await trx.raw(statement);
     });
   }
   for (const fk of set.foreignKeys) {

@@ -10,8 +10,9 @@
  *   - at the resolved employers: (name key, current_company_id);
  *   - anywhere: the index's first column, the closest names first (similarity of the folded names,
  *     read from the index), at most PERSON_KEY_LIMIT rows;
- *   - typos in the last name: the trigram index persons_match_name_trgm, asked only when the first
- *     arms found no candidate whose name agrees (domain/match/candidates.ts decides).
+ *   - typos in the last name: the GIN index persons_match_trgm (employer, trigrams of the folded
+ *     name: migration 20261211000300_match_employer_trigrams), asked only when the first arms found
+ *     no candidate whose name agrees (domain/match/candidates.ts decides).
  * A person query's employers (by company name, former name, host) and both name-key arms are one
  * statement, one round trip (findPersonCandidatesAndEmployers); the trigram arm a second when asked.
  * Companies: by website host, by name key, by trigrams of the name key, by a former name (the
@@ -172,14 +173,18 @@ export async function findPersonsByTrigram(
   // A folded name (letters, digits, spaces: lake_fold's output) is written as a plain constant, which
   // the planner can estimate the trigram index by; anything else goes through literal().
   const n = /^[a-z0-9 ]+$/.test(name) ? `'${name}'` : literal(name);
+  // lake_trgm_name(full_name) is lake_fold(full_name) (the same value), the expression of the
+  // index persons_match_trgm (employer, trigrams), kept without statistics so that the planner
+  // estimates `%` by pg_trgm's default and takes the employer into the index condition (migration
+  // 20261211000300_match_employer_trigrams).
   const select = (where: string) =>
     `select id, ${RECORD_COLUMNS} from persons where id in (select id from persons where ${where}
        order by similarity(lake_fold(full_name), ${n}) desc, id limit ${PERSON_TRIGRAM_LIMIT})`;
-  const arms: { threshold: number; sql: string }[] = anywhere ? [{ threshold: TRIGRAM_ANYWHERE_THRESHOLD, sql: select(`lake_fold(full_name) % ${n}`) }] : [];
+  const arms: { threshold: number; sql: string }[] = anywhere ? [{ threshold: TRIGRAM_ANYWHERE_THRESHOLD, sql: select(`lake_trgm_name(full_name) % ${n}`) }] : [];
   if (companyIds.length > 0) {
     arms.push({
       threshold: TRIGRAM_EMPLOYER_THRESHOLD,
-      sql: select(`current_company_id = any(${arrayLiteral(companyIds, 'bigint')}) and lake_fold(full_name) % ${n}`),
+      sql: select(`current_company_id = any(${arrayLiteral(companyIds, 'bigint')}) and lake_trgm_name(full_name) % ${n}`),
     });
   }
   type Row = { id: string; record: string; fetched_at_text: string | null };

@@ -108,11 +108,11 @@ async function explained(fn: () => Promise<unknown>): Promise<{ statements: Stat
     }
     // A typo with an employer the lake knows: trigrams at the employer only (the arm anywhere reads
     // every name sharing the query's trigrams); with a location only (no employer): anywhere.
-    const trigramReads = (sqls: string[]) => sqls.flatMap((sql) => sql.split(/;\n/)).filter((sql) => /lake_fold\(full_name\) %/.test(sql));
+    const trigramReads = (sqls: string[]) => sqls.flatMap((sql) => sql.split(/;\n/)).filter((sql) => /lake_trgm_name\(full_name\) %/.test(sql));
     expect(trigramReads(byRun[2]!).map((sql) => /current_company_id = any/.test(sql))).toEqual([true]);
     expect(trigramReads(byRun[3]!).map((sql) => /current_company_id = any/.test(sql))).toEqual([false]);
     // Every arm was among them: name key with and without employers, trigrams, hosts, company keys, renames.
-    for (const arm of [/current_company_id = any/, /lake_name_key\(full_name\) = any/, /lake_fold\(full_name\) %/, /lake_web_host/, /lake_company_key\(name\) = /, /lake_company_key\(name\) %/, /change_log/]) {
+    for (const arm of [/current_company_id = any/, /lake_name_key\(full_name\) = any/, /lake_trgm_name\(full_name\) %/, /lake_web_host/, /lake_company_key\(name\) = /, /lake_company_key\(name\) %/, /change_log/]) {
       expect([String(arm), all.some((sql) => arm.test(sql))]).toEqual([String(arm), true]);
     }
     expect(renamed).toBeDefined();
