@@ -113,8 +113,9 @@ const otherGivenNames = (a: string, b: string) => a !== b && isGivenName(a) && i
 
 /**
  * The first name against the record's. `lastAgrees`: the last name agrees as written, so two typos
- * in a first name of five letters or more are still within reach (the last name, spelt right, has
- * already narrowed the candidates to one family name; elsewhere two typos need seven letters).
+ * in a first name of five letters or more that is no known name are still within reach (the last
+ * name, spelt right, has already narrowed the candidates to one family name; elsewhere two typos
+ * need seven letters).
  */
 function firstLevel(q: string | null, r: string | null, middle: string[], lastAgrees = false): 'exact' | 'nickname' | 'close' | 'different' | 'missing' {
   if (!q || !r) return 'missing';
@@ -131,7 +132,9 @@ function firstLevel(q: string | null, r: string | null, middle: string[], lastAg
   // Two names of their own (Gina / Gino, Mark / Mary, Dina / Dana, Robert / Roberta) are not a typo
   // of one another but another first name, so another person: a typo mostly makes a non-name.
   if (otherGivenNames(q, rf)) return 'different';
-  if (typo(q, rf, true, lastAgrees && q[0] === rf[0] ? 5 : 7)) return 'close';
+  // Two typos in five or six letters only for a first name that is no name at all (Setphaby): a
+  // known name asked for (Karen) is that name, and Kavon, two letters off, is someone else.
+  if (typo(q, rf, true, lastAgrees && q[0] === rf[0] && !isGivenName(q) ? 5 : 7)) return 'close';
   return 'different';
 }
 

@@ -49,6 +49,7 @@ describe('compareName', () => {
     // Two typos in a first name of five letters or more, the last name as written: still close; not with the last name mistyped too.
     expect(level('Setphaby Harvey', person({ full_name: 'Stephany Harvey', first_name: 'Stephany', last_name: 'Harvey' }))).toBe('close');
     expect(level('Mabbel Smith', person({ full_name: 'Mabel Smith', first_name: 'Mabel', last_name: 'Smith' }))).toBe('close');
+    expect(level('Karen Hagenes', person({ full_name: 'Kavon Hagenes', first_name: 'Kavon', last_name: 'Hagenes' }))).toBe('partial');
     expect(level('Mxbbel Smiht', person({ full_name: 'Mabel Smith', first_name: 'Mabel', last_name: 'Smith' }))).toBe('different');
     // A typo that moves a space: the words joined whole.
     expect(level('Isa deB oer', person({ full_name: 'Isa de Boer', first_name: 'Isa', last_name: 'de Boer' }))).toBe('close');
