@@ -160,7 +160,7 @@ export function compareName(q: PersonName, rec: PersonCandidate): Comparison<'na
     return out('partial');
   }
   if (lastClose && (first === 'exact' || first === 'nickname' || first === 'close')) return out('close');
-  // Typos across the whole name: up to two edits (a transposition is two), three in a long name.
+  // Typos across the whole name: up to two edits (a swap of neighbouring letters is one), three in a long name.
   // The query's words joined whole as well: a typo may move a space ("Isa deB oer" for Isa de Boer),
   // and a name parser then cuts the words elsewhere.
   const otherFirst = q.first !== null && r.first !== null && otherGivenNames(q.first, r.first.split(' ')[0]!);
