@@ -712,7 +712,17 @@ export function labelAmbiguousPersons(
 type CompanyMaker = (world: World, rng: Rng, stream: Stream) => { query: CompanyMatchQuery; expectedId: string | null; index?: number } | undefined;
 
 /** The key under which two company names are one (legal form, case, accents and punctuation dropped). */
-export const companyNameKey = (name: string) => normalizedName(withoutLegalForm(name.trim().replace(/[.,]+$/, '')));
+/**
+ * A company name without its legal form, folded. The legal form is taken off before a trailing
+ * full stop or comma is: most forms end in one ("Co.", "Corp.", "S.A."), and taking the stop off
+ * first left "Ferry Consulting, Co." a name apart from "Ferry Consulting Corp." (a query that fits
+ * both was labelled as fitting one).
+ */
+export const companyNameKey = (name: string) => {
+  const trimmed = name.trim();
+  const bare = withoutLegalForm(trimmed);
+  return normalizedName(bare !== trimmed ? bare : withoutLegalForm(trimmed.replace(/[.,]+$/, '')));
+};
 
 /** How many companies of the world wear each name key: current names, with the city; former names. */
 interface CompanyNames {

@@ -7,7 +7,7 @@
 import { distance } from 'fastest-levenshtein';
 import jaroWinkler from 'talisman/metrics/jaro-winkler';
 import {
-  companyKey, fold, isNickname, localWords, recordName, titleWords, words, type Email, type PersonName,
+  companyKey, fold, isGivenName, isNickname, localWords, recordName, titleWords, words, type Email, type PersonName,
 } from './normalize';
 
 export type Level = 'exact' | 'nickname' | 'close' | 'partial' | 'former' | 'different' | 'missing_in_record';
@@ -69,16 +69,55 @@ export const similar = (a: string, b: string): number => (a === '' || b === '' ?
  * Company names are not bounded: a longer name that shares most of its start ("Acme Analytics" /
  * "Acme Analytic Partners") is a similar company that a review screen should still see.
  */
-function typo(a: string, b: string, bounded = true): boolean {
+function typo(a: string, b: string, bounded = true, twoFrom = 7): boolean {
   if (a === b) return true;
-  const d = distance(a, b);
+  const d = edits(a, b);
   const n = Math.max(a.length, b.length);
-  return n >= 4 && (d === 1 || (d === 2 && n >= 7)) || (n >= 4 && (!bounded || Math.abs(a.length - b.length) <= 2) && similar(a, b) >= 0.93);
+  return n >= 4 && (d === 1 || (d === 2 && n >= twoFrom)) || (n >= 4 && (!bounded || Math.abs(a.length - b.length) <= 2) && similar(a, b) >= 0.93);
+}
+
+/**
+ * Typing errors between two words: the Levenshtein distance, with two neighbouring letters swapped
+ * counted as one error (the optimal string alignment distance; "Nick" / "Ncik" is one slip of the
+ * fingers, Levenshtein counts two). Computed only when Levenshtein says 2 or 3, where a swap can lower it.
+ */
+export function edits(a: string, b: string): number {
+  const d = distance(a, b);
+  return d === 2 || d === 3 ? Math.min(d, osa(a, b)) : d;
+}
+
+function osa(a: string, b: string): number {
+  const m = a.length;
+  const n = b.length;
+  let prev2 = new Array<number>(n + 1).fill(0);
+  let prev = Array.from({ length: n + 1 }, (_, j) => j);
+  for (let i = 1; i <= m; i++) {
+    const cur = new Array<number>(n + 1);
+    cur[0] = i;
+    for (let j = 1; j <= n; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, prev2[j - 2]! + 1);
+      cur[j] = v;
+    }
+    prev2 = prev;
+    prev = cur;
+  }
+  return prev[n]!;
 }
 
 const sameLast = (q: string, r: string) => q === r || r.split(' ').includes(q) || q.split(' ').includes(r) || q.replace(/ /g, '') === r.replace(/ /g, '');
 
-function firstLevel(q: string | null, r: string | null, middle: string[]): 'exact' | 'nickname' | 'close' | 'different' | 'missing' {
+/** Two distinct first names that are both known given names (and not nicknames of one another). */
+const otherGivenNames = (a: string, b: string) => a !== b && isGivenName(a) && isGivenName(b);
+
+/**
+ * The first name against the record's. `lastAgrees`: the last name agrees as written, so two typos
+ * in a first name of five letters or more that is no known name are still within reach (the last
+ * name, spelt right, has already narrowed the candidates to one family name; elsewhere two typos
+ * need seven letters).
+ */
+function firstLevel(q: string | null, r: string | null, middle: string[], lastAgrees = false): 'exact' | 'nickname' | 'close' | 'different' | 'missing' {
   if (!q || !r) return 'missing';
   const rf = r.split(' ')[0]!;
   if (q === r || q === rf) return 'exact';
@@ -86,10 +125,16 @@ function firstLevel(q: string | null, r: string | null, middle: string[]): 'exac
   // An initial ("J. Doe"), or a middle name used as the first ("Q. Jane Doe" kept as Jane).
   if (q.length === 1 && rf.startsWith(q)) return 'nickname';
   if (middle.includes(rf)) return 'nickname';
-  // A short form the nickname table does not know ("Nik" for Nikolai): 3 or 4 letters. A longer
-  // prefix is a name of its own (Shreya / Shreyashi, Christian / Christiansen): another person.
+  // A short form the nickname table does not know ("Nik" for Nikolai, "Rob" for Robinson): 3 or 4
+  // letters. A longer prefix is a name of its own (Shreya / Shreyashi, Christian / Christiansen).
   const short = Math.min(q.length, rf.length);
-  if (typo(q, rf) || (short >= 3 && short <= 4 && (q.startsWith(rf) || rf.startsWith(q)))) return 'close';
+  if (short >= 3 && short <= 4 && (q.startsWith(rf) || rf.startsWith(q))) return 'close';
+  // Two names of their own (Gina / Gino, Mark / Mary, Dina / Dana, Robert / Roberta) are not a typo
+  // of one another but another first name, so another person: a typo mostly makes a non-name.
+  if (otherGivenNames(q, rf)) return 'different';
+  // Two typos in five or six letters only for a first name that is no name at all (Setphaby): a
+  // known name asked for (Karen) is that name, and Kavon, two letters off, is someone else.
+  if (typo(q, rf, true, lastAgrees && q[0] === rf[0] && !isGivenName(q) ? 5 : 7)) return 'close';
   return 'different';
 }
 
@@ -107,7 +152,7 @@ export function compareName(q: PersonName, rec: PersonCandidate): Comparison<'na
   if (swapped) return out('exact');
   const lastAgrees = qLast !== '' && rLast !== '' && sameLast(qLast, rLast);
   const lastClose = !lastAgrees && qLast !== '' && rLast !== '' && typo(qLast.replace(/ /g, ''), rLast.replace(/ /g, ''));
-  const first = firstLevel(q.first, r.first, [...r.middle, ...q.middle]);
+  const first = firstLevel(q.first, r.first, [...r.middle, ...q.middle], lastAgrees);
   if (lastAgrees) {
     if (first === 'exact') return out('exact');
     if (first === 'nickname') return out('nickname');
@@ -115,11 +160,15 @@ export function compareName(q: PersonName, rec: PersonCandidate): Comparison<'na
     return out('partial');
   }
   if (lastClose && (first === 'exact' || first === 'nickname' || first === 'close')) return out('close');
-  // Typos across the whole name: up to two edits (a transposition is two), three in a long name.
-  const qFull = `${q.first ?? ''}${qLast}`.replace(/ /g, '');
+  // Typos across the whole name: up to two edits (a swap of neighbouring letters is one), three in a long name.
+  // The query's words joined whole as well: a typo may move a space ("Isa deB oer" for Isa de Boer),
+  // and a name parser then cuts the words elsewhere.
+  const otherFirst = q.first !== null && r.first !== null && otherGivenNames(q.first, r.first.split(' ')[0]!);
   const rFull = `${r.first ?? ''}${rLast}`.replace(/ /g, '');
-  const edits = distance(qFull, rFull);
-  if (qFull.length >= 8 && (edits <= 2 || (edits <= 3 && qFull.length >= 11)) && similar(qFull, rFull) >= 0.88) return out('close');
+  for (const qFull of new Set([`${q.first ?? ''}${qLast}`.replace(/ /g, ''), q.tokens.join('')])) {
+    const e = edits(qFull, rFull);
+    if (!otherFirst && qFull.length >= 8 && (e <= 2 || (e <= 3 && qFull.length >= 11)) && similar(qFull, rFull) >= 0.88) return out('close');
+  }
   if (!q.first && q.last && r.first && sameLast(q.last, r.first)) return out('partial');
   return out('different');
 }

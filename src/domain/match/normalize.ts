@@ -16,6 +16,7 @@
 import { parseFullName } from 'parse-full-name';
 import { getDomain, parse as parseHost } from 'tldts';
 import { NICKNAME_GROUPS } from './nicknameData';
+import { GIVEN_NAMES } from './givenNameData';
 
 const SPECIAL: Record<string, string> = {
   ß: 'ss', æ: 'ae', Æ: 'ae', ø: 'o', Ø: 'o', ł: 'l', Ł: 'l', đ: 'd', Đ: 'd', þ: 'th', Þ: 'th', œ: 'oe', Œ: 'oe', ı: 'i',
@@ -132,6 +133,24 @@ export function isNickname(a: string, b: string): boolean {
   if (!aa || !bb) return false;
   for (const x of aa) if (bb.has(x) && n.get(x)?.has(a) && n.get(x)?.has(b)) return true;
   return false;
+}
+
+let givenNameIndex: Set<string> | undefined;
+
+/**
+ * Whether a folded word is a known given name (data/given-names.txt: 8,403 given names of English
+ * speaking countries, public domain; nicknames of the nickname table count too). Two distinct
+ * known names one letter apart (Gina / Gino, Mark / Mary) are two names, not a typo of one.
+ */
+export function isGivenName(word: string): boolean {
+  if (!givenNameIndex) {
+    givenNameIndex = new Set(GIVEN_NAMES.split(' '));
+    for (const [name, nicks] of nicknames()) {
+      givenNameIndex.add(name);
+      for (const n of nicks) givenNameIndex.add(n);
+    }
+  }
+  return givenNameIndex.has(word);
 }
 
 /** The first names a folded first name may stand for (itself and its nickname relatives). */

@@ -1,6 +1,6 @@
 /** Stage 3 of matching: fields into levels (domain/match/compare.ts). */
 import {
-  compareCompany, compareEmailLocal, compareEmployerIds, compareName, comparePerson, comparePlace, compareSchool, compareTitle,
+  compareCompany, compareEmailLocal, edits, compareEmployerIds, compareName, comparePerson, comparePlace, compareSchool, compareTitle,
   personPlace, type PersonCandidate, type PersonQuery,
 } from '../../../src/domain/match/compare';
 import { companyKey, parseEmail, parseName, placeOf } from '../../../src/domain/match/normalize';
@@ -36,7 +36,23 @@ describe('compareName', () => {
     expect(level('R. Smith')).toBe('nickname');
     expect(level('Robert J. Smith')).toBe('exact');
     expect(level('Robert Smiht')).toBe('close');
-    expect(level('Roberta Smith')).toBe('close');
+    // Two given names of their own one letter apart are another person, not a typo (issue 33: an
+    // absent "Gina McLaughlin" was answered with her namesake "Gino McLaughlin" at 0.98).
+    expect(level('Roberta Smith')).toBe('partial');
+    const gino = person({ full_name: 'Gino McLaughlin', first_name: 'Gino', last_name: 'McLaughlin' });
+    expect(level('Gina McLaughlin', gino)).toBe('partial');
+    expect(level('Gina McLaughlinn', gino)).toBe('different');
+    expect(level('Mary Smith', person({ full_name: 'Mark Smith', first_name: 'Mark', last_name: 'Smith' }))).toBe('partial');
+    // A typo that makes no name stays a typo: a swap of two neighbouring letters is one slip.
+    expect(level('Rboert Smith')).toBe('close');
+    expect(level('Ncik Smith', person({ full_name: 'Nick Smith', first_name: 'Nick', last_name: 'Smith' }))).toBe('close');
+    // Two typos in a first name of five letters or more, the last name as written: still close; not with the last name mistyped too.
+    expect(level('Setphaby Harvey', person({ full_name: 'Stephany Harvey', first_name: 'Stephany', last_name: 'Harvey' }))).toBe('close');
+    expect(level('Mabbel Smith', person({ full_name: 'Mabel Smith', first_name: 'Mabel', last_name: 'Smith' }))).toBe('close');
+    expect(level('Karen Hagenes', person({ full_name: 'Kavon Hagenes', first_name: 'Kavon', last_name: 'Hagenes' }))).toBe('partial');
+    expect(level('Mxbbel Smiht', person({ full_name: 'Mabel Smith', first_name: 'Mabel', last_name: 'Smith' }))).toBe('different');
+    // A typo that moves a space: the words joined whole.
+    expect(level('Isa deB oer', person({ full_name: 'Isa de Boer', first_name: 'Isa', last_name: 'de Boer' }))).toBe('close');
     // A short form is close; a longer prefix is a name of its own (another person at the company).
     expect(level('Rob Smith', person({ full_name: 'Robinson Smith', first_name: 'Robinson', last_name: 'Smith' }))).toBe('close');
     expect(level('Shreya A. Smith', person({ full_name: 'Shreyashi Smith', first_name: 'Shreyashi', last_name: 'Smith' }))).toBe('partial');
@@ -46,6 +62,16 @@ describe('compareName', () => {
 
   it('folds accents on both sides', () => {
     expect(level('Jose Alvarez', person({ full_name: 'José Álvarez', first_name: 'José', last_name: 'Álvarez' }))).toBe('exact');
+  });
+});
+
+describe('edits', () => {
+  it('counts typing errors, a swap of neighbouring letters as one', () => {
+    expect(edits('nick', 'ncik')).toBe(1);
+    expect(edits('stephany', 'setphaby')).toBe(2);
+    expect(edits('smith', 'smiht')).toBe(1);
+    expect(edits('smith', 'jones')).toBe(5);
+    expect(edits('abc', 'abc')).toBe(0);
   });
 });
 
