@@ -10,7 +10,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { createKnex } from '../src/db/knex';
-import type { claimDue as ClaimDue } from '../src/db/repositories/refreshQueue';
+import { claimDue } from '../src/db/repositories/refreshQueue';
 import { benchDatabaseUrl, cloneDatabase, intArg, median, stringArg } from './lib';
 
 async function main() {
@@ -18,9 +18,9 @@ async function main() {
   const rounds = intArg('rounds', 3);
   const limit = intArg('limit', 100);
   const baseline = stringArg('baseline');
-  const variants: { name: string; claimDue: typeof ClaimDue }[] = [];
+  const variants: { name: string; claimDue: typeof claimDue }[] = [];
   if (baseline) variants.push({ name: 'baseline', claimDue: (await import(path.resolve(baseline, 'src/db/repositories/refreshQueue'))).claimDue });
-  variants.push({ name: 'this', claimDue: (await import('../src/db/repositories/refreshQueue')).claimDue });
+  variants.push({ name: 'this', claimDue });
 
   const setup = await benchDatabaseUrl();
   const copy = await cloneDatabase(setup.url, `${new URL(setup.url).pathname.slice(1)}_claims`);
