@@ -1,6 +1,8 @@
 /**
  * The refresh queue (person_refresh, company_refresh; migration 20261122001000_live): one row per
- * lake record, claimed by workers with an `UPDATE ... RETURNING` that writes a lease (claimDue). Plain values in, plain rows out.
+ * lake record, claimed by workers with an `UPDATE ... RETURNING` that writes a lease (claimDue; on one
+ * PostgreSQL its candidates are locked with `FOR UPDATE SKIP LOCKED`, so claims run side by side).
+ * Plain values in, plain rows out.
  */
 import type { Knex } from 'knex';
 import type { LakeKind } from '../../model/records';
@@ -39,44 +41,58 @@ export async function claimDue(db: Knex, kind: LakeKind, opts: ClaimOptions): Pr
   const t = TABLES[kind];
   if (opts.limit <= 0) return [];
   const free = '(lease_until is null or lease_until < now())';
-  // An `UPDATE ... RETURNING` claim, not `FOR UPDATE SKIP LOCKED` (which a distributed planner
-  // refuses across shards): the candidates are picked, then leased by one UPDATE whose own
-  // condition re-checks the lease. A worker claiming the same rows at the same moment waits for
-  // the other's UPDATE, and PostgreSQL then re-evaluates that condition on the rows it leased
-  // (READ COMMITTED), so it skips them: no row is ever held by two workers.
-  // The two lanes in one statement: the watched candidates first, then the rest, each oldest
-  // checked_at first (a watched row due in both lanes counts once).
-  // One claim of a kind at a time (an advisory lock, held to the claim's commit, taken by a
-  // statement of its own so the UPDATE's snapshot follows the previous claim's commit): the next
-  // one then sees its leases and picks other rows. On Citus two claims of the same rows would run
-  // on the shards in parallel and lock them in different orders: a distributed deadlock (seen in
-  // test/citus/distributed.test.ts before this lock).
+  // Two ways to claim, by layout (the same rows either way: the watched lane first, then the rest,
+  // each oldest checked_at first, a watched row due in both lanes counted once).
   // The commit does not wait for its WAL flush (synchronous_commit off, this transaction only): a
   // lease that a crash of the database loses only makes its rows due again, and the write that
   // would end it is fenced by the token (lockLeased), so it then writes nothing. One fsync less
   // per batch.
   // One round trip: the statements go as one simple query, which PostgreSQL runs as one implicit
-  // transaction, each statement with a snapshot of its own (the UPDATE's follows the lock). The
-  // values are ours (a UUID checked here, timestamps, integers) and written in as literals.
+  // transaction, each statement with a snapshot of its own. The values are ours (a UUID checked
+  // here, timestamps, integers) and written in as literals.
   if (!UUID.test(opts.token)) throw new Error('claimDue: the lease token must be a UUID');
   const int = (n: number) => String(Math.trunc(Number(n)) || 0);
   const at = (d: Date) => `'${d.toISOString()}'::timestamptz`;
-  const sql = `select set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock(${lockKey(`claim:${kind}`)}::bigint);
-    with candidates as (
-       (select ${t.key} as id, 0 as lane, checked_at from ${t.queue}
-        where checked_at < ${at(opts.watchedDueBefore)} and watchers > 0 and ${free} order by checked_at limit ${int(opts.limit)})
-       union all
-       (select ${t.key}, 1, checked_at from ${t.queue}
-        where checked_at < ${at(opts.dueBefore)} and ${free} order by checked_at limit ${int(opts.limit)})),
+  const limit = int(opts.limit);
+  const watched = `checked_at < ${at(opts.watchedDueBefore)} and watchers > 0 and ${free} order by checked_at limit ${limit}`;
+  const rest = `checked_at < ${at(opts.dueBefore)} and ${free} order by checked_at limit ${limit}`;
+  const pickAndLease = `
      picked as (
        select id from (select distinct on (id) id, lane, checked_at from candidates order by id, lane) c
-       order by lane, checked_at limit ${int(opts.limit)}),
+       order by lane, checked_at limit ${limit}),
      claimed as (
        update ${t.queue} q set lease_token = '${opts.token}', lease_until = now() + make_interval(secs => ${int(opts.leaseSeconds)})
        where q.${t.key} = any(array(select id from picked)) and (q.lease_until is null or q.lease_until < now())
        returning q.${t.key} as id)
      select l.id, l.username, ${kind === 'company' ? 'l.company_id::text' : 'null'} as company_id
      from ${t.lake} l where l.id = any(array(select id from claimed))`;
+  const sql = (await hasIdentifierTable(db))
+    ? // The distributed layout (Citus): an `UPDATE ... RETURNING` claim, not `FOR UPDATE SKIP
+      // LOCKED` (which the distributed planner refuses across shards): the candidates are picked,
+      // then leased by one UPDATE whose own condition re-checks the lease. One claim of a kind at a
+      // time (an advisory lock, held to the claim's commit, taken by a statement of its own so the
+      // UPDATE's snapshot follows the previous claim's commit): the next one then sees its leases
+      // and picks other rows. Without it two claims of the same rows would run on the shards in
+      // parallel and lock them in different orders: a distributed deadlock (seen in
+      // test/citus/distributed.test.ts before this lock).
+      `select set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock(${lockKey(`claim:${kind}`)}::bigint);
+    with candidates as (
+       (select ${t.key} as id, 0 as lane, checked_at from ${t.queue} where ${watched})
+       union all
+       (select ${t.key}, 1, checked_at from ${t.queue} where ${rest})),${pickAndLease}`
+    : // One PostgreSQL: each lane's candidates are row-locked as they are picked, skipping rows
+      // another claim holds (`FOR UPDATE SKIP LOCKED`; the LIMIT counts only rows locked here), so
+      // two workers claim at the same time on disjoint rows without waiting for each other (the
+      // advisory lock of the distributed path made the second claim wait for the first's commit:
+      // 43 -> 83-86 ms per claim with two workers, docs/benchmarks.md). A row another claim leased
+      // and committed after this statement's snapshot is re-read when locked (READ COMMITTED) and
+      // fails the lease condition, so it is left out: no row is ever held by two workers. The
+      // UPDATE then leases the picked rows, already locked by this transaction; a candidate of a
+      // lane that is not picked stays locked only until this claim's commit.
+      `select set_config('synchronous_commit', 'off', true);
+    with watched as materialized (select ${t.key} as id, checked_at from ${t.queue} where ${watched} for update skip locked),
+     rest as materialized (select ${t.key} as id, checked_at from ${t.queue} where ${rest} for update skip locked),
+     candidates as (select id, 0 as lane, checked_at from watched union all select id, 1, checked_at from rest),${pickAndLease}`;
   return retryOnDeadlock(async () => {
     const results = await db.raw<{ rows: ClaimedRow[] }[]>(sql);
     return results[results.length - 1]!.rows;
