@@ -7,7 +7,8 @@ import autocannon from 'autocannon';
 import { existsSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { loadConfig } from '../src/config';
-import { ensureDatabase, type Knex } from '../src/db/knex';
+import { createKnex, ensureDatabase, migrateLatest, type Knex } from '../src/db/knex';
+import { createWorkspace } from '../src/domain/workspaces/admin';
 import { databaseUrl, startEmbeddedPostgres } from '../src/db/embedded';
 import { seedLake, type SeedProgress } from '../src/world/seed';
 import { createWorld } from '../src/world';
@@ -381,3 +382,23 @@ export function loadAverageLine(atStart: string): string {
  * collector's predictable schedule (no heap growing or shrinking on idle notifications or timers).
  */
 export const DETERMINISTIC_V8_FLAGS = ['--single-threaded', '--predictable-gc-schedule', '--min-semi-space-size=16', '--max-semi-space-size=16'];
+
+/**
+ * A lookup bench's lake: the database migrated and its lake built (ensureLake), a workspace whose
+ * rate limit never bites, and the usernames the bench asks for (`usernames`: a statement that
+ * selects a `username` column, so each bench keeps its own sample).
+ */
+export async function prepareLookupLake(
+  url: string, persons: number, companies: number, usernames: string,
+): Promise<{ key: string; usernames: string[] }> {
+  const knex = createKnex(url);
+  try {
+    await migrateLatest(knex);
+    await ensureLake(knex, persons, companies);
+    const key = (await createWorkspace(knex, { name: `bench-${Date.now()}`, rateLimit: 1_000_000_000, active: true })).api_key;
+    const { rows } = await knex.raw<{ rows: { username: string }[] }>(usernames);
+    return { key, usernames: rows.map((r) => r.username) };
+  } finally {
+    await knex.destroy();
+  }
+}

@@ -21,9 +21,7 @@
  * before`, so a change is measured before/after in one run, next to the same anchor.
  */
 import type autocannon from 'autocannon';
-import { createKnex, migrateLatest } from '../src/db/knex';
-import { createWorkspace } from '../src/domain/workspaces/admin';
-import { benchDatabaseUrl, ensureLake, idleCpuMicrosPerSecond, intArg, measure, measureServer, median, postgresSettingsLine, startServerProcess, stringArg, type Round, type Server, loadAverageLine, loadAverages } from './lib';
+import { benchDatabaseUrl, prepareLookupLake, idleCpuMicrosPerSecond, intArg, measure, measureServer, median, postgresSettingsLine, startServerProcess, stringArg, type Round, type Server, loadAverageLine, loadAverages } from './lib';
 
 async function main() {
   const persons = intArg('persons', 1_000_000);
@@ -35,21 +33,7 @@ async function main() {
 
   const loadAtStart = loadAverages();
   const db = await benchDatabaseUrl();
-  const knex = createKnex(db.url);
-  let usernames: string[];
-  let key: string;
-  try {
-    await migrateLatest(knex);
-    await ensureLake(knex, persons, companies);
-    const workspace = await createWorkspace(knex, { name: `bench-${Date.now()}`, rateLimit: 1_000_000_000, active: true });
-    key = workspace.api_key;
-    const { rows } = await knex.raw<{ rows: { username: string }[] }>(
-      'select username from persons tablesample system (2) repeatable (7) limit 20000',
-    );
-    usernames = rows.map((r) => r.username);
-  } finally {
-    await knex.destroy();
-  }
+  const { key, usernames } = await prepareLookupLake(db.url, persons, companies, 'select username from persons tablesample system (2) repeatable (7) limit 20000');
 
   const env = { DATABASE_URL: db.url };
   const full = await startServerProcess('fullStack.ts', env);

@@ -18,9 +18,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type autocannon from 'autocannon';
-import { createKnex, migrateLatest } from '../src/db/knex';
-import { createWorkspace } from '../src/domain/workspaces/admin';
-import { benchDatabaseUrl, ensureLake, intArg, measure, median, startServerProcess, startSimulatorProcess, stringArg, type Round, type Server } from './lib';
+import { benchDatabaseUrl, prepareLookupLake, intArg, measure, median, startServerProcess, startSimulatorProcess, stringArg, type Round, type Server } from './lib';
 
 async function main() {
   const persons = intArg('persons', 20_000);
@@ -31,17 +29,7 @@ async function main() {
   const baseline = stringArg('baseline');
 
   const db = await benchDatabaseUrl('enrich_bench_realtime');
-  const knex = createKnex(db.url);
-  let usernames: string[];
-  let key: string;
-  try {
-    await migrateLatest(knex);
-    await ensureLake(knex, persons, companies);
-    key = (await createWorkspace(knex, { name: `bench-${Date.now()}`, rateLimit: 1_000_000_000, active: true })).api_key;
-    usernames = (await knex('persons').select('username').orderByRaw('md5(username)').limit(20_000)).map((r) => r.username);
-  } finally {
-    await knex.destroy();
-  }
+  const { key, usernames } = await prepareLookupLake(db.url, persons, companies, 'select username from persons order by md5(username) limit 20000');
 
   const sim = await startSimulatorProcess(persons, companies);
   const env = { DATABASE_URL: db.url, LIVE_SOURCE_URL: sim.protocolUrl, REFRESH_IN_PROCESS: '0' };

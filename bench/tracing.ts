@@ -53,9 +53,8 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import type autocannon from 'autocannon';
-import { createKnex, migrateLatest } from '../src/db/knex';
-import { createWorkspace } from '../src/domain/workspaces/admin';
-import { benchDatabaseUrl, DETERMINISTIC_V8_FLAGS, ensureLake, intArg, measure, measureServer, median, startServerProcess, stringArg, type Round, type Server } from './lib';
+import { createKnex } from '../src/db/knex';
+import { benchDatabaseUrl, DETERMINISTIC_V8_FLAGS, prepareLookupLake, intArg, measure, measureServer, median, startServerProcess, stringArg, type Round, type Server } from './lib';
 
 /** The commit before issue 36's tracing work: the "previous release" code path. */
 const PREVIOUS = 'ddd6261';
@@ -70,18 +69,9 @@ async function main() {
   const root = path.join(__dirname, '..');
 
   const db = await benchDatabaseUrl('enrich_bench_tracing');
-  const knex = createKnex(db.url);
-  let usernames: string[];
-  let key: string;
-  try {
-    await migrateLatest(knex);
-    await ensureLake(knex, persons, companies);
-    key = (await createWorkspace(knex, { name: `bench-${Date.now()}`, rateLimit: 1_000_000_000, active: true })).api_key;
-    const { rows } = await knex.raw<{ rows: { username: string }[] }>('select username from persons order by random() limit 5000');
-    usernames = rows.map((r) => r.username);
-  } finally {
-    await knex.destroy();
-  }
+  const lake = await prepareLookupLake(db.url, persons, companies, 'select username from persons order by random() limit 5000');
+  const { key } = lake;
+  let { usernames } = lake;
 
   // The previous code, as it was, beside this checkout (its own src/, this node_modules).
   const previousDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-previous-'));

@@ -13,10 +13,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type autocannon from 'autocannon';
-import { createKnex, migrateLatest } from '../src/db/knex';
-import { createWorkspace } from '../src/domain/workspaces/admin';
 import { summarizeCpuProfile } from './cpuProfileSummary';
-import { benchDatabaseUrl, ensureLake, intArg, measure, stringArg } from './lib';
+import { benchDatabaseUrl, prepareLookupLake, intArg, measure, stringArg } from './lib';
 
 async function main() {
   const persons = intArg('persons', 20_000);
@@ -24,18 +22,7 @@ async function main() {
   const seconds = intArg('seconds', 15);
   const dir = stringArg('dir') ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tracing-profile-'));
   const db = await benchDatabaseUrl(process.env.BENCH_DATABASE || 'enrich_bench_tracing');
-  const knex = createKnex(db.url);
-  let usernames: string[];
-  let key: string;
-  try {
-    await migrateLatest(knex);
-    await ensureLake(knex, persons, companies);
-    key = (await createWorkspace(knex, { name: `bench-${Date.now()}`, rateLimit: 1_000_000_000, active: true })).api_key;
-    const { rows } = await knex.raw<{ rows: { username: string }[] }>('select username from persons order by random() limit 5000');
-    usernames = rows.map((r) => r.username);
-  } finally {
-    await knex.destroy();
-  }
+  const { key, usernames } = await prepareLookupLake(db.url, persons, companies, 'select username from persons order by random() limit 5000');
   let exports = 0;
   const receiver = http.createServer((req, res) => {
     req.resume();
