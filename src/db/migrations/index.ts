@@ -37,6 +37,7 @@ import * as listJobDeletion from './20261209000600_list_job_deletion';
 import * as companyIdOrder from './20261210000100_company_id_order';
 import * as searchWordsById from './20261210000200_search_words_by_id';
 import * as matchEmployerTrigrams from './20261211000300_match_employer_trigrams';
+import * as matchCompanyKeyForms from './20261211000400_match_company_key_forms';
 import * as jobFeedEvents from './20261209000200_job_feed_events';
 import * as jobDeliveriesByJob from './20261209000300_job_deliveries_by_job';
 import * as jobRecordsLz4 from './20261209000400_job_records_lz4';
@@ -84,6 +85,7 @@ const migrations: Record<string, Migration> = {
   '20261210000100_company_id_order': companyIdOrder,
   '20261210000200_search_words_by_id': searchWordsById,
   '20261211000300_match_employer_trigrams': matchEmployerTrigrams,
+  '20261211000400_match_company_key_forms': matchCompanyKeyForms,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

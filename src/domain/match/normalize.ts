@@ -165,22 +165,42 @@ const LEGAL = new Set([
   'inc', 'incorporated', 'corp', 'corporation', 'co', 'company', 'llc', 'ltd', 'limited', 'plc', 'gmbh', 'ag', 'kg', 'sa', 'sas',
   'sarl', 'srl', 'spa', 'bv', 'nv', 'oy', 'oyj', 'ab', 'as', 'asa', 'aps', 'kk', 'pty', 'pte', 'lp', 'llp', 'pc', 'se', 'sl',
   'the', 'and',
+  // Added by migration 20261211000400 (its SQL twin): Brazil's Ltda, India's Pvt.
+  'ltda', 'pvt',
 ]);
 const ABBREVIATIONS: Record<string, string> = {
   intl: 'international', tech: 'technologies', technology: 'technologies', sys: 'systems', svcs: 'services', mfg: 'manufacturing',
   assoc: 'associates', bros: 'brothers', natl: 'national', grp: 'group', hldgs: 'holdings', labs: 'laboratories', lab: 'laboratories',
   ctr: 'center', centre: 'center', univ: 'university', mgmt: 'management',
+  // Added by migration 20261211000400.
+  sol: 'solutions', fin: 'financial', ins: 'insurance', comms: 'communications', hc: 'healthcare', inv: 'investments',
+  cons: 'consulting',
 };
 
+/** Runs of one-letter words joined into one word: "s l" -> "sl", "j p morgan" -> "jp morgan". */
+function joinInitials(ws: readonly string[]): string[] {
+  const out: string[] = [];
+  let single = false;
+  for (const w of ws) {
+    if (w.length === 1 && single) out[out.length - 1] += w;
+    else out.push(w);
+    single = w.length === 1;
+  }
+  return out;
+}
+
 /**
- * A company name as compared and indexed: folded, `&` as a word boundary, legal forms and fillers
- * removed, common abbreviations spelt out ("Acme Corp." = "ACME Corporation" = "acme"). The SQL
+ * A company name as compared and indexed: folded, `&` as a word boundary, a run of single letters
+ * one word ("S.L." = "SL", "B.V." = "BV": else a dotted legal form stays as letters), legal forms and
+ * fillers removed, common abbreviations spelt out ("Acme Corp." = "ACME Corporation" = "acme"). The SQL
  * twin `lake_company_key` applies the same lists (tied by test/integration/match/foldTwin.test.ts).
  */
 export function companyKey(name: string): string {
-  const w = words(name.replace(/&/g, ' and '))
+  const ws = joinInitials(words(name.replace(/&/g, ' and ')));
+  const w = ws
     .map((x) => ABBREVIATIONS[x] ?? x)
-    .filter((x) => !LEGAL.has(x));
+    // "Private Limited" is one legal form (India): "private" goes only before limited / ltd.
+    .filter((x, i) => !LEGAL.has(x) && !(x === 'private' && (ws[i + 1] === 'limited' || ws[i + 1] === 'ltd')));
   // A name made only of fillers ("The Company") keeps its words.
   return w.length ? w.join(' ') : words(name).join(' ');
 }

@@ -5,7 +5,7 @@
  * TypeScript must meet the key PostgreSQL stored.
  */
 import { companyKey, fold, nameKey, webHost, COMPANY_ABBREVIATIONS, LEGAL_WORDS } from '../../../src/domain/match/normalize';
-import { MATCH_ABBREVIATIONS, MATCH_LEGAL_WORDS } from '../../../src/db/migrations/20261208000100_match';
+import { COMPANY_KEY_ABBREVIATIONS as MATCH_ABBREVIATIONS, COMPANY_KEY_LEGAL_WORDS as MATCH_LEGAL_WORDS } from '../../../src/db/migrations/20261211000400_match_company_key_forms';
 import { useHarness } from '../../helpers/harness';
 
 const h = useHarness();
@@ -18,6 +18,8 @@ const NAMES = [
 const COMPANIES = [
   'Acme Corp.', 'ACME Corporation', 'The Acme Company, Inc.', 'Smith & Sons Intl GmbH', 'Müller Technik AG', 'Société Générale S.A.',
   'Northwind Analytics LLC', 'Globex Tech Ltd', 'The Company', 'Labs', 'Nestlé Nespresso SA', 'A&B Mfg. Co.',
+  'Deck College S.L.', 'deck college sl.', 'Dhawan Estates Private Limited', 'Overload Networks, Pvt Ltd', 'Santos Infotech Ltda',
+  'Walker Cons.', 'Hello Ins. GmbH', 'J. P. Morgan & Co.', 'Private Equity Partners', 'S.p.A.', 'A B C', 'Private',
 ];
 const WEBSITES = ['https://www.acme.com/', 'http://Acme.co.uk/about?x=1', 'www.globex.io', 'eu.initech.com:8443/path#x', 'acme.com.', 'HTTPS://WWW.EXAMPLE.ORG'];
 

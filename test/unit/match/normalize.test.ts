@@ -43,6 +43,25 @@ describe('companies', () => {
     expect(companyKey('Smith & Sons Intl GmbH')).toBe('smith sons international');
   });
 
+  it('reads dotted legal forms as one word, and knows Ltda, Pvt and Private Limited', () => {
+    expect(companyKey('Deck College S.L.')).toBe('deck college');
+    expect(companyKey('deck college sl.')).toBe('deck college');
+    expect(companyKey('Société Générale S.A.')).toBe('societe generale');
+    expect(companyKey('Santos Infotech Ltda')).toBe('santos infotech');
+    expect(companyKey('Dhawan Estates Private Limited')).toBe('dhawan estates');
+    expect(companyKey('Overload Networks, Pvt Ltd')).toBe('overload networks');
+    // "private" is a legal form only before limited / ltd.
+    expect(companyKey('Private Equity Partners')).toBe('private equity partners');
+    expect(companyKey('J. P. Morgan & Co.')).toBe('jp morgan');
+  });
+
+  it('spells out the abbreviations lists write', () => {
+    expect(companyKey('Walker Cons.')).toBe(companyKey('Walker Consulting'));
+    expect(companyKey('Hello Ins. GmbH')).toBe('hello insurance');
+    expect(companyKey('Shukla Comms')).toBe('shukla communications');
+    expect(companyKey('Equal Inv.')).toBe('equal investments');
+  });
+
   it('keeps the words of a name made only of fillers', () => {
     expect(companyKey('The Company')).toBe('the company');
   });
