@@ -27,9 +27,9 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { LeanNodeTracerProvider } from '../src/observability/leanTracer';
+import { endLookupServerSpan, STATEMENT } from './tracingFixtures';
 import { intArg, median } from './lib';
 
-const STATEMENT = 'select p.id, p.username, p.full_name, p.headline from persons p where p.username = $1 and p.suppressed_at is null';
 
 async function main() {
   const rounds = intArg('rounds', 15);
@@ -65,13 +65,7 @@ async function main() {
       trace.setSpan(ROOT_CONTEXT, span),
     );
     child.end();
-    span.updateName('getPerson');
-    span.setAttribute('http.response.status_code', 200);
-    span.setAttribute('enrich.request_id', `req_${(i++).toString(16).padStart(20, '0')}`);
-    span.setAttribute('enrich.operation_id', 'getPerson');
-    span.setAttribute('http.route', '/api/v1/person');
-    span.setAttribute('enrich.workspace_id', '8f2c9a4e-1b2d-4c3e-9f8a-0123456789ab');
-    span.end();
+    endLookupServerSpan(span, i++);
     return [span, child] as unknown as ReadableSpan[];
   };
   for (let k = 0; k < 300; k++) request();
